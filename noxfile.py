@@ -1,0 +1,85 @@
+"""Developer sessions for rsp-sdk.
+
+All sessions share one virtualenv (``.venv`` by default, or ``$RSP_VENV``): pyspark alone is
+hundreds of megabytes, so creating it once per session would make every command slow. The env is
+(re)installed only when ``pyproject.toml`` changes, tracked by a hash stamp inside the venv.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+VENV = Path(os.environ.get("RSP_VENV", ROOT / ".venv"))
+BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
+
+nox.options.default_venv_backend = "none"
+nox.options.sessions = ["lint", "typecheck", "tests"]
+
+
+def _shared_env(session: nox.Session) -> None:
+    """Create or refresh the shared venv, then put it first on PATH for this session."""
+    stamp = VENV / ".rsp-stamp"
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not (BIN / "python").exists():
+        session.run(sys.executable, "-m", "venv", str(VENV), external=True)
+    if not stamp.exists() or stamp.read_text() != want:
+        session.run(
+            str(BIN / "python"), "-m", "pip", "install", "-q", "--upgrade", "pip", external=True
+        )
+        session.run(
+            str(BIN / "python"), "-m", "pip", "install", "-q", "-e", f"{ROOT}[dev]", external=True
+        )
+        stamp.write_text(want)
+    session.env["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    session.env["VIRTUAL_ENV"] = str(VENV)
+    session.env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    session.env.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (pass pytest arguments after `--`)."""
+    _shared_env(session)
+    session.run("pytest", *(session.posargs or ["tests"]), external=True)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check + format check."""
+    _shared_env(session)
+    session.run("ruff", "check", "rsp_sdk", "tests", "benchmarks", "noxfile.py", external=True)
+    session.run(
+        "ruff", "format", "--check", "rsp_sdk", "tests", "benchmarks", "noxfile.py", external=True
+    )
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the SDK."""
+    _shared_env(session)
+    session.run("mypy", "--strict", "rsp_sdk", external=True)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Speed benchmarks: prints numbers and ratios (pass benchmark names to select)."""
+    _shared_env(session)
+    session.run("python", "-m", "benchmarks", *session.posargs, external=True)
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """The main job until the matrix exists: generate a YABench stream and summarise it."""
+    _shared_env(session)
+    out = ROOT / "out"
+    out.mkdir(exist_ok=True)
+    stream = out / "yabench-sg1.parquet"
+    session.run("rsp", "generate", "yabench", "--stations", "1000", "--interval", "1000",
+                "--duration", "30000", "--seed", "1", "-o", str(stream), external=True)
+    session.run("rsp", "stream", "info", str(stream), external=True)

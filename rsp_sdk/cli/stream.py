@@ -1,0 +1,104 @@
+"""``rsp stream …``: import, export and inspect stream files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.model.stream import DEFAULT_STREAM_IRI
+from rsp_sdk.streams.exporters import ExportFormat, export_stream
+from rsp_sdk.streams.importers import STATIC_FORMATS, StreamFormat, import_any
+from rsp_sdk.streams.info import summarize
+from rsp_sdk.streams.io import read_stream, write_static, write_stream
+
+app = typer.Typer(
+    help="Import, export and inspect streams (Parquet tables of timestamped triples).",
+    no_args_is_help=True,
+)
+
+
+@app.command("import")
+def import_(
+    src: Annotated[Path, typer.Argument(help="input file (or folder for csrbench-ttl)")],
+    fmt: Annotated[StreamFormat, typer.Option("--format", "-f", help="input format")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="output Parquet file")],
+    interval: Annotated[
+        int | None, typer.Option("--interval", help="ms between data_XX.ttl files (csrbench-ttl)")
+    ] = None,
+    stream: Annotated[str, typer.Option("--stream", help="IRI naming the stream")] = (
+        DEFAULT_STREAM_IRI
+    ),
+    sort: Annotated[bool, typer.Option("--sort", help="accept unsorted input and sort it")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
+) -> None:
+    """Import a stream (n3t, csrbench-ttl, trig) or static data (ntriples, turtle) to Parquet."""
+    with console.status(f"importing {src} …", spinner="dots"):
+        table, meta = import_any(src, fmt, stream=stream, interval_ms=interval, sort=sort)
+        if fmt in STATIC_FORMATS:
+            write_static(table, out, meta)
+        else:
+            write_stream(table, out, meta)
+    if as_json:
+        emit_json(
+            {
+                "output": str(out),
+                "rows": table.num_rows,
+                "format": fmt.value,
+                "static": fmt in STATIC_FORMATS,
+            }
+        )
+    else:
+        kind = "static triples" if fmt in STATIC_FORMATS else "stream triples"
+        console.print(f"wrote {table.num_rows} {kind} to {out}")
+
+
+@app.command("export")
+def export(
+    src: Annotated[Path, typer.Argument(help="stream Parquet file")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="output format")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="output file")],
+) -> None:
+    """Export a stream to timestamped N-Triples (n3t) or TriG named graphs."""
+    table = read_stream(src)
+    with console.status(f"exporting to {out} …", spinner="dots"):
+        export_stream(table, out, fmt)
+    console.print(f"wrote {table.num_rows} triples to {out}")
+
+
+@app.command("info")
+def info(
+    file: Annotated[Path, typer.Argument(help="stream Parquet file")],
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    top: Annotated[int, typer.Option(help="predicates to show")] = 15,
+) -> None:
+    """Triples, timestamps, time span, rate and the predicate histogram of a stream."""
+    summary = summarize(file)
+    if as_json:
+        emit_json(summary)
+        return
+    t = Table(title=str(file), show_header=False)
+    t.add_row("triples", f"{summary.triples:,}")
+    t.add_row("distinct timestamps", f"{summary.timestamps:,}")
+    t.add_row("time span", f"{summary.t_min_ms} … {summary.t_max_ms} ms ({summary.span_ms:,} ms)")
+    rate = summary.rate_triples_per_s
+    t.add_row("rate", f"{rate:,.1f} triples/s" if rate is not None else "n/a (single instant)")
+    for name, n in summary.streams.items():
+        t.add_row("stream", f"{name} ({n:,} triples)")
+    if summary.graphs:
+        t.add_row("named graphs", f"{summary.graphs:,}")
+    if summary.producer:
+        t.add_row("producer", summary.producer)
+    console.print(t)
+    h = Table(title="predicates")
+    h.add_column("predicate")
+    h.add_column("triples", justify="right")
+    h.add_column("share", justify="right")
+    for pred, n in list(summary.predicates.items())[:top]:
+        h.add_row(pred, f"{n:,}", f"{100.0 * n / max(summary.triples, 1):.1f} %")
+    if len(summary.predicates) > top:
+        h.add_row(f"… {len(summary.predicates) - top} more", "", "")
+    console.print(h)

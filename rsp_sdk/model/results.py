@@ -1,0 +1,37 @@
+"""Relation streams on disk: what engines output and what the oracle expects.
+
+One row per binding. A result event (one relation an engine emitted, or one expected relation) is
+the set of rows sharing ``seq``; an *empty* relation is a single row whose ``binding`` is null, so
+"an empty relation was emitted" and "nothing was emitted" stay distinguishable. ``binding`` is a
+JSON object mapping variable names to SPARQL 1.1 JSON terms, with sorted keys, so equal bindings
+are equal strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import pyarrow as pa
+
+RESULT_SCHEMA = pa.schema(
+    [
+        pa.field("query", pa.string(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("t_sys_ns", pa.int64(), nullable=True),
+        pa.field("t_app_ms", pa.int64(), nullable=True),
+        pa.field("binding", pa.string(), nullable=True),
+    ]
+)
+
+
+def binding_to_json(binding: Mapping[str, Mapping[str, str]]) -> str:
+    """Canonical JSON text of one binding (sorted keys, no whitespace)."""
+    return json.dumps(binding, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def binding_from_json(text: str) -> dict[str, dict[str, str]]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"a binding must be a JSON object, got {text!r}")
+    return value

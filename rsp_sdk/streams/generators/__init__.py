@@ -1,0 +1,1 @@
+"""Reproducible stream generators: same parameters and seed give byte-identical Parquet files."""

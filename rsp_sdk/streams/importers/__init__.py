@@ -1,0 +1,57 @@
+"""Importers: foreign stream and static-data formats into the Parquet stream model.
+
+Each importer returns an Arrow table in the stream (or static) schema and raises
+``InputError`` naming the file, the line and the offending text when the input is bad. Writing
+the result is the caller's business (``rsp_sdk.streams.io`` writes atomically).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+import pyarrow as pa
+
+from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
+
+
+class StreamFormat(StrEnum):
+    N3T = "n3t"
+    CSRBENCH_TTL = "csrbench-ttl"
+    TRIG = "trig"
+    NTRIPLES = "ntriples"
+    TURTLE = "turtle"
+
+
+STATIC_FORMATS = {StreamFormat.NTRIPLES, StreamFormat.TURTLE}
+
+
+def import_any(
+    src: Path,
+    fmt: StreamFormat,
+    *,
+    stream: str = DEFAULT_STREAM_IRI,
+    interval_ms: int | None = None,
+    sort: bool = False,
+) -> tuple[pa.Table, StreamMeta]:
+    """Dispatch to the importer for ``fmt``; returns the table and its provenance."""
+    from rsp_sdk.streams.importers import csrbench, n3t, rdf, trig
+
+    params: dict[str, object] = {"source": str(src), "stream": stream}
+    time_unit = 1
+    if fmt is StreamFormat.N3T:
+        table = n3t.read_n3t(src, stream=stream, sort=sort)
+    elif fmt is StreamFormat.CSRBENCH_TTL:
+        if interval_ms is None:
+            raise ValueError("--interval MS is required for csrbench-ttl (CSRBench uses 1000)")
+        table = csrbench.read_csrbench_folder(src, interval_ms=interval_ms, stream=stream)
+        params["interval_ms"] = interval_ms
+        time_unit = interval_ms
+    elif fmt is StreamFormat.TRIG:
+        table = trig.read_trig(src, stream=stream, sort=sort)
+    else:
+        table = rdf.read_rdf(src, fmt=fmt.value)
+        params.pop("stream")
+    return table, StreamMeta(
+        producer=f"import:{fmt.value}", parameters=params, time_unit_ms=time_unit
+    )
