@@ -2,7 +2,7 @@
 
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
 from rsp_sdk.model.query import QuerySpec, WindowSpec
-from rsp_sdk.model.results import RESULT_SCHEMA, binding_from_json, binding_to_json
+from rsp_sdk.model.results import EXPECTED_SCHEMA, RESULT_SCHEMA, binding_from_json, binding_to_json
 from rsp_sdk.model.stream import (
     DEFAULT_STREAM_IRI,
     STATIC_SCHEMA,
@@ -12,6 +12,7 @@ from rsp_sdk.model.stream import (
 
 __all__ = [
     "DEFAULT_STREAM_IRI",
+    "EXPECTED_SCHEMA",
     "R2S",
     "RESULT_SCHEMA",
     "STATIC_SCHEMA",

@@ -25,6 +25,24 @@ RESULT_SCHEMA = pa.schema(
 )
 
 
+# The oracle's output: the expected relation stream for each candidate t0, same row conventions.
+# ``seq`` numbers the relations of one t0 from 0; ``t_app_ms`` is the report time in application
+# time (the window close for window-close reports); ``window_open_ms``/``window_close_ms`` give the
+# scope [open, close) that was evaluated and ``triples_in_window`` its size (YABench metrics).
+EXPECTED_SCHEMA = pa.schema(
+    [
+        pa.field("query", pa.string(), nullable=False),
+        pa.field("t0_ms", pa.int64(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("t_app_ms", pa.int64(), nullable=False),
+        pa.field("window_open_ms", pa.int64(), nullable=False),
+        pa.field("window_close_ms", pa.int64(), nullable=False),
+        pa.field("triples_in_window", pa.int64(), nullable=False),
+        pa.field("binding", pa.string(), nullable=True),
+    ]
+)
+
+
 def binding_to_json(binding: Mapping[str, Mapping[str, str]]) -> str:
     """Canonical JSON text of one binding (sorted keys, no whitespace)."""
     return json.dumps(binding, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
