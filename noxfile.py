@@ -42,11 +42,16 @@ def _shared_env(session: nox.Session) -> None:
     session.env.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
 
+def _run(session: nox.Session, tool: str, *args: str) -> None:
+    """Run a console script of the shared venv (nox resolves bare names on its own PATH)."""
+    session.run(str(BIN / tool), *args, external=True)
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (pass pytest arguments after `--`)."""
     _shared_env(session)
-    session.run("pytest", *(session.posargs or ["tests"]), external=True)
+    _run(session, "pytest", *(session.posargs or ["tests"]))
 
 
 @nox.session
@@ -63,14 +68,14 @@ def lint(session: nox.Session) -> None:
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the SDK."""
     _shared_env(session)
-    session.run("mypy", "--strict", "rsp_sdk", external=True)
+    _run(session, "mypy", "--strict", "rsp_sdk")
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
     """Speed benchmarks: prints numbers and ratios (pass benchmark names to select)."""
     _shared_env(session)
-    session.run("python", "-m", "benchmarks", *session.posargs, external=True)
+    _run(session, "python", "-m", "benchmarks", *session.posargs)
 
 
 @nox.session
@@ -80,6 +85,20 @@ def demo(session: nox.Session) -> None:
     out = ROOT / "out"
     out.mkdir(exist_ok=True)
     stream = out / "yabench-sg1.parquet"
-    session.run("rsp", "generate", "yabench", "--stations", "1000", "--interval", "1000",
-                "--duration", "30000", "--seed", "1", "-o", str(stream), external=True)
-    session.run("rsp", "stream", "info", str(stream), external=True)
+    _run(
+        session,
+        "rsp",
+        "generate",
+        "yabench",
+        "--stations",
+        "1000",
+        "--interval",
+        "1000",
+        "--duration",
+        "30000",
+        "--seed",
+        "1",
+        "-o",
+        str(stream),
+    )
+    _run(session, "rsp", "stream", "info", str(stream))

@@ -33,9 +33,11 @@ def main(argv: list[str]) -> int:
             console.print(traceback.format_exc())
             continue
         for r in out:
-            console.print(f"  {r.name}: {r.value:,.3f} {r.unit}"
-                          + (f"  (target {r.target}, ratio {r.ratio:.2f})" if r.ratio else "")
-                          + (f"  {r.note}" if r.note else ""))
+            console.print(
+                f"  {r.name}: {r.value:,.3f} {r.unit}"
+                + (f"  (target {r.target}, ratio {r.ratio:.2f})" if r.ratio else "")
+                + (f"  {r.note}" if r.note else "")
+            )
         rows.extend(out)
         console.print(f"  [dim]{time.perf_counter() - started:.1f} s[/]")
     table = Table(title="benchmarks")

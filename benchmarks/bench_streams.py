@@ -12,7 +12,9 @@ from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 from rsp_sdk.streams.importers.n3t import read_n3t
 from rsp_sdk.streams.io import write_stream
 
-SHARED = Path(os.environ.get("RSP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED = Path(
+    os.environ.get("RSP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 
 
 @bench("streams.generate_yabench")
@@ -20,11 +22,19 @@ def generate() -> list[Result]:
     """`rsp generate yabench --stations 10000 --interval 1000 --duration 30000`: ≤ 5 s."""
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        table, meta = generate_yabench(YabenchParams(stations=10_000, interval_ms=1000, duration_ms=30_000))
+        table, meta = generate_yabench(
+            YabenchParams(stations=10_000, interval_ms=1000, duration_ms=30_000)
+        )
         write_stream(table, Path(tmp) / "sg1.parquet", meta)
         elapsed = time.perf_counter() - started
     return [
-        Result("generate yabench 2.1M triples (incl. Parquet write)", elapsed, "s", "≤ 5 s", 5.0 / elapsed),
+        Result(
+            "generate yabench 2.1M triples (incl. Parquet write)",
+            elapsed,
+            "s",
+            "≤ 5 s",
+            5.0 / elapsed,
+        ),
         Result("generate yabench throughput", table.num_rows / elapsed, "triples/s"),
     ]
 
@@ -40,4 +50,6 @@ def import_n3t() -> list[Result]:
         rows = read_n3t(src).num_rows
         best = min(best, time.perf_counter() - started)
     rate = rows / best
-    return [Result("import csrbench-inputstream.n3t", rate, "triples/s", "≥ 200k/s", rate / 200_000)]
+    return [
+        Result("import csrbench-inputstream.n3t", rate, "triples/s", "≥ 200k/s", rate / 200_000)
+    ]
