@@ -58,10 +58,8 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff check + format check."""
     _shared_env(session)
-    session.run("ruff", "check", "rsp_sdk", "tests", "benchmarks", "noxfile.py", external=True)
-    session.run(
-        "ruff", "format", "--check", "rsp_sdk", "tests", "benchmarks", "noxfile.py", external=True
-    )
+    _run(session, "ruff", "check", "rsp_sdk", "tests", "benchmarks", "noxfile.py")
+    _run(session, "ruff", "format", "--check", "rsp_sdk", "tests", "benchmarks", "noxfile.py")
 
 
 @nox.session

@@ -1,0 +1,134 @@
+"""The contract between engine sessions and the runtimes that carry engine drivers.
+
+An engine is driven by a *driver*: a small piece of glue that speaks the engine's own API
+(C-SPARQL's ``CsparqlEngineImpl``, CQELS's ``ExecContext``, rsp-js's ``RSPEngine``, ETALIS's
+Prolog predicates) and exposes the same handful of *verbs* to us. A JVM driver is a Java class
+implementing ``org.rspsdk.bridge.EngineDriver`` (containers/bridge); a non-JVM driver is a program
+speaking the JSON-lines protocol on stdin/stdout. A *runtime* starts the process that hosts the
+driver and returns a ``DriverChannel`` to call its verbs. Adapters describe their driver with a
+``DriverSpec`` and never learn which runtime carries it (the httpx transport idea).
+
+Verbs (same names in Java, JSON lines and here):
+
+``open(config_json, workdir)``
+    Create the engine. ``config_json`` is adapter-specific JSON (e.g. external time on/off).
+``load_static(graph_iri, path)``
+    Load background data (an RDF file) into the engine's named/default graph.
+``register_stream(iri)``
+``register_query(name, text)``
+    Register a query in the engine's dialect; an engine rejection raises ``EngineError`` carrying
+    the engine's own message.
+``push(stream_iri, packed)``
+    A batch of 10k–100k triples, never one call per triple. ``packed`` is UTF-8 text, one triple
+    per line: ``<t_app_ms> <s> <p> <o>\\n`` with terms in N-Triples syntax (s and p contain no
+    space; o is the rest of the line). Triples carry their own application time; engines that
+    only know the wall clock ignore it (the feeder paces them in real time).
+``advance_time(t_app_ms)``
+    Tell an application-time engine that time has reached ``t_app_ms`` (flushes open windows at
+    the end of input).
+``poll() -> bytes``
+    Drain the results buffered since the last poll (a Java-side/driver-side buffer, not per-row
+    callbacks). UTF-8 JSON lines, one per result event (one relation/callback):
+    ``{"query": name, "t_sys_ns": int, "t_app_ms": int|null, "vars": [...],
+    "rows": [[term|null, ...], ...]}`` where terms are N-Triples text and ``t_sys_ns`` is the
+    CLOCK_MONOTONIC time in ns at which the driver received the event (Java ``System.nanoTime``,
+    Python ``time.monotonic_ns`` and Node ``process.hrtime.bigint`` all read that clock on
+    Linux, also inside containers). An event with no rows is an empty relation.
+``stats() -> dict``
+    JVM drivers: ``heap_used``, ``heap_committed``, ``gc_count``, ``gc_time_ms``, ``threads``
+    from the MXBeans; other drivers may return ``{}``.
+``close()``
+    Stop the engine and release everything it holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rsp_sdk.errors import RspError
+
+
+class EngineError(RspError):
+    """The engine refused or failed: carries the engine's own message and the verb that failed."""
+
+    def __init__(self, verb: str, message: str, *, engine_trace: str | None = None) -> None:
+        self.verb = verb
+        self.engine_message = message
+        self.engine_trace = engine_trace
+        super().__init__(f"engine error in {verb}: {message}")
+
+
+class EngineCrashed(EngineError):
+    """The process hosting the driver died (exit code and the tail of its log in the message)."""
+
+
+class EngineTimeout(EngineError):
+    """A verb did not return within its timeout (the engine hangs or never answers)."""
+
+
+class JvmDriver(BaseModel):
+    """A Java driver class and everything the JVM needs to run it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["jvm"] = "jvm"
+    driver_class: str = Field(description="implements org.rspsdk.bridge.EngineDriver")
+    classpath: list[Path] = Field(description="engine jars, dependencies, compiled glue")
+    jvm_flags: list[str] = Field(default_factory=list, description="e.g. --add-opens …, -Xmx2g")
+    system_properties: dict[str, str] = Field(default_factory=dict)
+
+
+class ProcessDriver(BaseModel):
+    """A program speaking the JSON-lines protocol on stdin/stdout (Node, SWI-Prolog, Python)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["process"] = "process"
+    argv: list[str]
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: Path | None = None
+
+
+DriverSpec = JvmDriver | ProcessDriver
+
+
+@runtime_checkable
+class DriverChannel(Protocol):
+    """A started driver. Every call has a timeout; after ``close``/``kill`` nothing is left
+    running (processes, JVMs, ports, containers)."""
+
+    @property
+    def pid(self) -> int:
+        """Root of the process tree the sampler watches (the JVM, node, swipl, …)."""
+        ...
+
+    def call(self, verb: str, *args: Any, timeout: float | None = None) -> Any:
+        """Invoke a verb other than push/poll (open, register_query, advance_time, stats, …)."""
+        ...
+
+    def push(self, stream_iri: str, packed: bytes, *, timeout: float | None = None) -> None: ...
+
+    def poll(self, *, timeout: float | None = None) -> bytes: ...
+
+    def close(self, *, timeout: float = 10.0) -> None:
+        """Call the driver's ``close`` verb, then stop the host process (killing it if needed)."""
+        ...
+
+    def kill(self) -> None:
+        """Stop the host process tree now, whatever state it is in."""
+        ...
+
+
+@runtime_checkable
+class Runtime(Protocol):
+    """Starts drivers. ``supports`` tells which driver kinds it can carry."""
+
+    name: str
+    supports: frozenset[str]  # {"jvm"} or {"process"}
+
+    def launch(self, spec: DriverSpec, workdir: Path, *, log_dir: Path) -> DriverChannel:
+        """Start the host process with the driver loaded; stdout/stderr go to ``log_dir``."""
+        ...
