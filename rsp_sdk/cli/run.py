@@ -85,7 +85,7 @@ def run_command(
     else:
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(),
-            TextColumn("{task.completed:,}/{task.total:,} triples"), TimeElapsedColumn(),
+            TextColumn("{task.completed:,} triples"), TimeElapsedColumn(),
             console=console, transient=False,
         ) as bar:
             task = bar.add_task(f"{engine}@{runtime}", total=None)

@@ -115,6 +115,8 @@ class RunStatus(BaseModel):
     result_events: int = 0
     result_rows: int = 0
     samples: int = 0
+    engine_pid: int | None = None
+    runtime: str | None = None
 
 
 class RunRecorder:
@@ -151,6 +153,13 @@ class RunRecorder:
     def _write_json(self, name: str, data: Any) -> None:
         with atomic_path(self.dir / name) as tmp:
             tmp.write_text(json.dumps(data, indent=2, default=str) + "\n")
+
+    def engine_started(self, pid: int, runtime: str) -> None:
+        """Note the engine host's pid (so anyone can check it is gone after the run)."""
+        with self._lock:
+            self.status.engine_pid = pid
+            self.status.runtime = runtime
+            self._write_json("status.json", self.status.model_dump(mode="json"))
 
     def pushed(self, *, phase: str, stream: str, batch: int, count: int, t_app_min_ms: int,
                t_app_max_ms: int, t_due_ns: int | None, t_sys_start_ns: int,

@@ -26,15 +26,15 @@ import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsp_sdk.engine.adapter import Adapter
-from rsp_sdk.engine.capabilities import Feature
+from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.registry import get_adapter
-from rsp_sdk.engine.session import EngineSession, Timeouts
+from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery
 from rsp_sdk.errors import InputError, RspError
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.feeder import FeederConfig, Plan, plan
 from rsp_sdk.run.recorder import RunRecorder, RunStatus
 from rsp_sdk.run.sampler import Sampler
-from rsp_sdk.runtime import get_runtime
+from rsp_sdk.runtime import get_runtime, runtimes_for
 from rsp_sdk.runtime.base import EngineError
 from rsp_sdk.streams.io import read_stream
 
@@ -155,8 +155,21 @@ def run(
     table = read_stream(request.stream)
     warm_table = read_stream(request.warmup) if request.warmup else None
     feed_plan = plan(table, request.feeder, warmup=warm_table)
-    rendered = adapter.render(query.spec) if query.spec is not None else (query.raw_text or "")
+    # a query the engine cannot run is a run outcome ("not supported: optional"), recorded in
+    # the run directory; the engine is not even started for it
+    missing = (
+        adapter.capabilities.missing(required_features(query.spec)) if query.spec else frozenset()
+    )
+    if query.spec is None:
+        rendered: str | None = query.raw_text or ""
+    else:
+        rendered = None if missing else adapter.render(query.spec)
     driver = adapter.driver(cache)
+    if driver.kind not in runtime.supports:  # a usage error: no run directory for it
+        raise RspError(
+            f"runtime {runtime.name} cannot carry {adapter.name}'s {driver.kind} driver; "
+            f"use one of: {', '.join(runtimes_for(driver.kind))}"
+        )
     streams = pc.unique(table.column("stream")).to_pylist()
     wall_ns, mono_ns = time.time_ns(), time.monotonic_ns()
     config = {
@@ -203,8 +216,12 @@ def run(
     sampler: Sampler | None = None
     push_ns = 0
     try:
+        if missing:
+            assert query.spec is not None
+            raise UnsupportedQuery(adapter.name, query.spec.name, missing)
         session = adapter.open(runtime, recorder.dir / "engine", config=request.engine_config,
                                timeouts=request.timeouts, log_dir=recorder.log_dir, cache=cache)
+        recorder.engine_started(session.pid, runtime.name)
         for iri in streams:
             session.register_stream(iri)
         if query.spec is not None:
