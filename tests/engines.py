@@ -17,11 +17,19 @@ SCENARIO = Scenario(triples=20_000, span_ms=4_000)
 
 
 def open_toy(
-    adapter: str, runtime: str, workdir: Path, cache: Any, *, config: dict[str, Any] | None = None,
+    adapter: str,
+    runtime: str,
+    workdir: Path,
+    cache: Any,
+    *,
+    config: dict[str, Any] | None = None,
     timeouts: Timeouts | None = None,
 ) -> tuple[EngineSession, TreeWatch]:
     session = ADAPTERS[adapter].open(
-        get_runtime(runtime), workdir, config=config or {}, timeouts=timeouts,
+        get_runtime(runtime),
+        workdir,
+        config=config or {},
+        timeouts=timeouts,
         cache=cache if adapter == "toy-java" else None,
     )
     watch = TreeWatch(session.pid)

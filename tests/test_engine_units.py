@@ -36,19 +36,27 @@ def spec(sparql: str, **kw: object) -> QuerySpec:
         ("SELECT ?s WHERE { ?s <http://p> ?o }", set()),
         ("SELECT ?s WHERE { ?s <http://p> ?o . ?o <http://q> ?x }", {Feature.JOIN}),
         ("SELECT ?s WHERE { ?s <http://p> ?o FILTER(?o > 2) }", {Feature.FILTER}),
-        ("SELECT ?s WHERE { ?s <http://p> ?o OPTIONAL { ?s <http://q> ?x } }",
-         {Feature.OPTIONAL}),
+        ("SELECT ?s WHERE { ?s <http://p> ?o OPTIONAL { ?s <http://q> ?x } }", {Feature.OPTIONAL}),
         ("SELECT ?s WHERE { { ?s <http://p> ?o } UNION { ?s <http://q> ?o } }", {Feature.UNION}),
-        ("SELECT ?s WHERE { ?s <http://p> ?o FILTER NOT EXISTS { ?s <http://q> ?x } }",
-         {Feature.FILTER, Feature.NEGATION}),
+        (
+            "SELECT ?s WHERE { ?s <http://p> ?o FILTER NOT EXISTS { ?s <http://q> ?x } }",
+            {Feature.FILTER, Feature.NEGATION},
+        ),
         ("SELECT ?s WHERE { ?s <http://p> ?o MINUS { ?s <http://q> ?x } }", {Feature.NEGATION}),
-        ("SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s <http://p> ?o } GROUP BY ?s",
-         {Feature.AGGREGATES}),
-        ("SELECT DISTINCT ?s WHERE { ?s <http://p> ?o } ORDER BY ?s LIMIT 5",
-         {Feature.DISTINCT, Feature.ORDER_BY, Feature.LIMIT}),
+        (
+            "SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s <http://p> ?o } GROUP BY ?s",
+            {Feature.AGGREGATES},
+        ),
+        (
+            "SELECT DISTINCT ?s WHERE { ?s <http://p> ?o } ORDER BY ?s LIMIT 5",
+            {Feature.DISTINCT, Feature.ORDER_BY, Feature.LIMIT},
+        ),
         ("SELECT ?s WHERE { ?s <http://p>/<http://q> ?o }", {Feature.PROPERTY_PATHS}),
-        ("PREFIX f: <http://larkc.eu/csparql/sparql/jena/ext#> SELECT ?s WHERE { ?s <http://p> ?o "
-         "BIND(f:timestamp(?s, <http://p>, ?o) AS ?t) }", {Feature.BIND, Feature.TIMESTAMP_FUNCTION}),
+        (
+            "PREFIX f: <http://larkc.eu/csparql/sparql/jena/ext#> SELECT ?s WHERE { ?s <http://p> ?o "
+            "BIND(f:timestamp(?s, <http://p>, ?o) AS ?t) }",
+            {Feature.BIND, Feature.TIMESTAMP_FUNCTION},
+        ),
         ("SELECT ?s WHERE { ?s <http://p> ?o VALUES ?s { <http://a> } }", {Feature.VALUES}),
         ("SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } } }", {Feature.SUBQUERY}),
         ("SELECT ?s WHERE { GRAPH ?g { ?s <http://p> ?o } }", {Feature.NAMED_GRAPHS}),
@@ -60,10 +68,20 @@ def test_required_features_from_algebra(sparql: str, features: set[Feature]) -> 
 
 def test_required_features_from_rspql_parts() -> None:
     w2 = WindowSpec(name="http://ex.org/w2", stream="http://ex.org/s2", range_ms=1, step_ms=1)
-    q = QuerySpec(name="q", text="", sparql="SELECT * WHERE { ?s ?p ?o }", windows=[W, w2],
-                  static_graphs=["http://ex.org/g"], r2s=R2S.ISTREAM)
-    assert required_features(q) == {Feature.MULTI_STREAM, Feature.MULTI_WINDOW,
-                                    Feature.STATIC_DATA, Feature.ISTREAM}
+    q = QuerySpec(
+        name="q",
+        text="",
+        sparql="SELECT * WHERE { ?s ?p ?o }",
+        windows=[W, w2],
+        static_graphs=["http://ex.org/g"],
+        r2s=R2S.ISTREAM,
+    )
+    assert required_features(q) == {
+        Feature.MULTI_STREAM,
+        Feature.MULTI_WINDOW,
+        Feature.STATIC_DATA,
+        Feature.ISTREAM,
+    }
     caps = Capabilities.of("istream", "multi_window")
     assert caps.missing(required_features(q)) == {Feature.MULTI_STREAM, Feature.STATIC_DATA}
 
@@ -75,12 +93,14 @@ def test_unparsable_sparql_is_input_error() -> None:
 
 
 def test_packing_matches_the_driver_contract() -> None:
-    t = pa.table({
-        "t_app_ms": pa.array([5, 7, 7], pa.int64()),
-        "s": ["<http://a>", "_:b1", "<http://c>"],
-        "p": ["<http://p>"] * 3,
-        "o": ['"x y"@en', '"1"^^<http://www.w3.org/2001/XMLSchema#integer>', '"q\\"uote\\n"'],
-    })
+    t = pa.table(
+        {
+            "t_app_ms": pa.array([5, 7, 7], pa.int64()),
+            "s": ["<http://a>", "_:b1", "<http://c>"],
+            "p": ["<http://p>"] * 3,
+            "o": ['"x y"@en', '"1"^^<http://www.w3.org/2001/XMLSchema#integer>', '"q\\"uote\\n"'],
+        }
+    )
     lines = pack_lines(t)
     b = slice_batches(lines, t["t_app_ms"], [(0, 1), (1, 3)])
     assert b[0] == TripleBatch(b'5 <http://a> <http://p> "x y"@en\n', 1, 5, 5)
@@ -100,9 +120,14 @@ def test_result_events_parse_and_convert() -> None:
     )
     ev = ResultEvent.parse_lines(data)
     assert ev[0].bindings == [
-        {"s": {"type": "uri", "value": "http://a"},
-         "n": {"type": "literal", "value": "3",
-               "datatype": "http://www.w3.org/2001/XMLSchema#integer"}},
+        {
+            "s": {"type": "uri", "value": "http://a"},
+            "n": {
+                "type": "literal",
+                "value": "3",
+                "datatype": "http://www.w3.org/2001/XMLSchema#integer",
+            },
+        },
         {"s": {"type": "bnode", "value": "b"}},
     ]
     assert ev[1].empty and ev[1].t_app_ms is None
@@ -127,7 +152,7 @@ def test_registry_explicit_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_toy_renderer() -> None:
-    assert render_toy(spec("SELECT (COUNT(*) AS ?n) WHERE { ?s <http://p> \"v\" }")) == (
+    assert render_toy(spec('SELECT (COUNT(*) AS ?n) WHERE { ?s <http://p> "v" }')) == (
         'SELECT (COUNT(*) AS ?n) FROM <http://ex.org/s> WHERE { ?s <http://p> "v" } '
         "WINDOW 1000 STEP 500"
     )

@@ -41,7 +41,9 @@ def combo(request: pytest.FixtureRequest, toy_cache: Any) -> tuple[str, str, Any
     return adapter, runtime, toy_cache
 
 
-def start(combo: tuple[str, str, Any], tmp_path: Path, **kw: Any) -> tuple[EngineSession, TreeWatch]:
+def start(
+    combo: tuple[str, str, Any], tmp_path: Path, **kw: Any
+) -> tuple[EngineSession, TreeWatch]:
     adapter, runtime, cache = combo
     return open_toy(adapter, runtime, tmp_path / "engine", cache, **kw)
 
@@ -113,7 +115,7 @@ def test_crash_while_starting(combo: tuple[str, str, Any], tmp_path: Path, verb:
 
 
 def test_stats_answer_during_a_slow_push(combo: tuple[str, str, Any], tmp_path: Path) -> None:
-    adapter, runtime, _ = combo
+    adapter, _, _ = combo
     session, watch = start(combo, tmp_path, config={"push_delay_ms": 2000})
     b = batches()[0]
     th = threading.Thread(target=session.push, args=(SCENARIO.stream, b))
@@ -135,8 +137,9 @@ def test_stats_answer_during_a_slow_push(combo: tuple[str, str, Any], tmp_path: 
 
 @pytest.mark.parametrize("knob", ["never_answer_on", "garbage_on"])
 def test_foreign_program_misbehaves(toy_cache: Any, tmp_path: Path, knob: str) -> None:
-    session, watch = open_toy("toy-py", "subprocess", tmp_path / "e", None,
-                              config={knob: "push"}, timeouts=FAST)
+    session, watch = open_toy(
+        "toy-py", "subprocess", tmp_path / "e", None, config={knob: "push"}, timeouts=FAST
+    )
     b = batches()[0]
     if knob == "never_answer_on":
         with pytest.raises(EngineTimeout):
@@ -167,8 +170,13 @@ CHILD = textwrap.dedent(
 def test_engine_dies_with_its_parent(combo: tuple[str, str, Any], tmp_path: Path) -> None:
     """SIGKILL the Python process that owns the engine: the lifeline takes the engine down."""
     adapter, runtime, cache = combo
-    code = CHILD.format(repo=str(REPO), cache=str(cache.root), adapter=adapter, runtime=runtime,
-                        work=str(tmp_path / "engine"))
+    code = CHILD.format(
+        repo=str(REPO),
+        cache=str(cache.root),
+        adapter=adapter,
+        runtime=runtime,
+        work=str(tmp_path / "engine"),
+    )
     parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout is not None
@@ -194,18 +202,36 @@ def test_rsp_run_reports_engine_crash(toy_cache: Any, tmp_path: Path, rsp_exe: l
     stream, query = prepare_inputs(tmp_path)
     out = tmp_path / "run"
     proc = run_rsp_env(
-        rsp_exe, rsp_env(toy_cache), "run", "-e", "toy-java", "-r", "py4j", "-q", query,
-        "-s", stream, "-o", out, "--rate", "40000", "--batch-size", "2000",
-        "--engine-config", json.dumps({"crash_on_push": 6}), "--json",
+        rsp_exe,
+        rsp_env(toy_cache),
+        "run",
+        "-e",
+        "toy-java",
+        "-r",
+        "py4j",
+        "-q",
+        query,
+        "-s",
+        stream,
+        "-o",
+        out,
+        "--rate",
+        "40000",
+        "--batch-size",
+        "2000",
+        "--engine-config",
+        json.dumps({"crash_on_push": 6}),
+        "--json",
     )
     assert proc.returncode == 1, proc.stderr
     status = json.loads((out / "status.json").read_text())
     assert status["state"] == "failed" and status["error_type"] == "EngineCrashed"
     assert "simulated crash in push 6" in status["error"]
     assert status["batches_pushed"] == 5
-    assert not psutil.pid_exists(status["engine_pid"]) or psutil.Process(
-        status["engine_pid"]
-    ).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(status["engine_pid"])
+        or psutil.Process(status["engine_pid"]).status() == psutil.STATUS_ZOMBIE
+    )
     from rsp_sdk.run.recorder import read_table
 
     assert read_table(out, "pushed").num_rows == 5

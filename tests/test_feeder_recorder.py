@@ -66,7 +66,10 @@ def test_several_streams_with_their_own_rates() -> None:
     both = pa.concat_tables([a, b]).sort_by([("t_app_ms", "ascending")])
     cfg = FeederConfig(rate=100, streams={"http://ex.org/b": {"rate": 1_000}})  # type: ignore[dict-item]
     p = plan(both, cfg)
-    end = {s: max(x.due_ns or 0 for x in p.batches if x.stream == s) for s in ("http://ex.org/a", "http://ex.org/b")}
+    end = {
+        s: max(x.due_ns or 0 for x in p.batches if x.stream == s)
+        for s in ("http://ex.org/a", "http://ex.org/b")
+    }
     assert end["http://ex.org/a"] == pytest.approx(10e9, rel=0.01)
     assert end["http://ex.org/b"] == pytest.approx(1e9, rel=0.01)
     dues = [x.due_ns for x in p.batches]
@@ -91,7 +94,7 @@ def test_warmup_comes_first_at_its_own_rate() -> None:
 def test_unsorted_stream_is_named() -> None:
     t = table(10, 100)
     rev = t.take(pa.array(list(range(9, -1, -1))))
-    with pytest.raises(InputError, match="not sorted .* row 1"):
+    with pytest.raises(InputError, match=r"not sorted .* row 1"):
         plan(rev, FeederConfig())
 
 
@@ -104,10 +107,20 @@ def test_recorder_part_files_survive_without_finish(tmp_path: Path) -> None:
     out = read_table(tmp_path / "run", "outputs")
     assert out.schema == RESULT_SCHEMA
     assert out.to_pylist() == [
-        {"query": "q", "seq": 0, "t_sys_ns": 10, "t_app_ms": 1000,
-         "binding": '{"s":{"type":"uri","value":"http://a"}}'},
-        {"query": "q", "seq": 0, "t_sys_ns": 10, "t_app_ms": 1000,
-         "binding": '{"s":{"type":"uri","value":"http://b"}}'},
+        {
+            "query": "q",
+            "seq": 0,
+            "t_sys_ns": 10,
+            "t_app_ms": 1000,
+            "binding": '{"s":{"type":"uri","value":"http://a"}}',
+        },
+        {
+            "query": "q",
+            "seq": 0,
+            "t_sys_ns": 10,
+            "t_app_ms": 1000,
+            "binding": '{"s":{"type":"uri","value":"http://b"}}',
+        },
         {"query": "q", "seq": 1, "t_sys_ns": 11, "t_app_ms": 2000, "binding": None},
     ]
     import pyarrow.parquet as pq
@@ -121,14 +134,20 @@ def test_recorder_part_files_survive_without_finish(tmp_path: Path) -> None:
 
 
 def test_sampler_watches_a_real_process_tree() -> None:
-    child = subprocess.Popen([sys.executable, "-c",
-                              "import subprocess,sys,time; subprocess.Popen([sys.executable,'-c','import time; time.sleep(30)']); "
-                              "x=bytearray(50_000_000); time.sleep(30)"])
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess,sys,time; subprocess.Popen([sys.executable,'-c','import time; time.sleep(30)']); "
+            "x=bytearray(50_000_000); time.sleep(30)",
+        ]
+    )
     rows: list[dict[str, object]] = []
     try:
         time.sleep(1.0)
-        with Sampler(child.pid, rows.append, stats=lambda: {"heap_used": 7, "gc_count": 2},
-                     interval_s=0.1):
+        with Sampler(
+            child.pid, rows.append, stats=lambda: {"heap_used": 7, "gc_count": 2}, interval_s=0.1
+        ):
             time.sleep(0.6)
     finally:
         import psutil

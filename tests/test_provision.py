@@ -29,7 +29,7 @@ upstream = "https://example.org/demo-engine"
 [[artifact]]
 file = "demo-engine.jar"
 match = ["demo-engine*.jar"]
-sha256 = ["{'0' * 64}"]
+sha256 = ["{"0" * 64}"]
 where = "the demo engine's release page"
 
 [[dependency]]
@@ -60,8 +60,10 @@ def test_missing_artifact_message_says_what_where_and_how(tmp_path: Path) -> Non
         cache.classpath(manifest)
     assert "rsp engines fetch demo" in str(info.value)
     (cache.engine_dir("demo") / "deps").mkdir(parents=True)
-    shutil.copy(Path.home() / ".m2/repository/org/slf4j/slf4j-api/2.0.13/slf4j-api-2.0.13.jar",
-                cache.engine_dir("demo") / "deps") if (
+    shutil.copy(
+        Path.home() / ".m2/repository/org/slf4j/slf4j-api/2.0.13/slf4j-api-2.0.13.jar",
+        cache.engine_dir("demo") / "deps",
+    ) if (
         Path.home() / ".m2/repository/org/slf4j/slf4j-api/2.0.13/slf4j-api-2.0.13.jar"
     ).exists() else (cache.engine_dir("demo") / "deps" / "slf4j-api-2.0.13.jar").write_bytes(b"x")
     with pytest.raises(MissingArtifact) as info:
@@ -86,7 +88,9 @@ def test_fetch_verifies_sha256(tmp_path: Path) -> None:
     assert [p.name for p in paths] == ["slf4j-api-2.0.13.jar"]
     lock = cache.lock("demo")
     assert lock["dependencies"]["org.slf4j:slf4j-api:2.0.13"]["sha256"] == SLF4J_SHA
-    assert cache.missing(good) == ["demo-engine.jar (run: rsp engines add demo PATH/demo-engine.jar)"]
+    assert cache.missing(good) == [
+        "demo-engine.jar (run: rsp engines add demo PATH/demo-engine.jar)"
+    ]
 
 
 def test_add_records_sha256_and_compiles_glue(toy_cache: Any, tmp_path: Path) -> None:

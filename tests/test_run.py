@@ -43,31 +43,60 @@ def rsp_env(cache: Any) -> dict[str, str]:
     }
 
 
-def run_rsp_env(rsp_exe: list[str], env: dict[str, str], *args: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*rsp_exe, *map(str, args)], capture_output=True, text=True, env=env,
-                          timeout=300)
+def run_rsp_env(
+    rsp_exe: list[str], env: dict[str, str], *args: Any
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*rsp_exe, *map(str, args)], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def expected_rows(sc: Scenario) -> dict[int, set[tuple[str, str]]]:
     """What a window-close, tumbling 1 s, Rstream engine must give for the default query."""
     t = sc.table()
     out: dict[int, set[tuple[str, str]]] = {}
-    for ts, s, p, o in zip(t["t_app_ms"].to_pylist(), t["s"].to_pylist(), t["p"].to_pylist(),
-                           t["o"].to_pylist(), strict=True):
+    for ts, s, p, o in zip(
+        t["t_app_ms"].to_pylist(),
+        t["s"].to_pylist(),
+        t["p"].to_pylist(),
+        t["o"].to_pylist(),
+        strict=True,
+    ):
         if p == f"<{NS}p0>":
             out.setdefault((ts // 1000 + 1) * 1000, set()).add((s, o))
     return out
 
 
-@pytest.mark.parametrize(("engine", "runtime"),
-                         [("toy-java", "jpype"), ("toy-java", "py4j"), ("toy-py", "subprocess")])
-def test_rsp_run_records_everything(toy_cache: Any, tmp_path: Path, rsp_exe: list[str],
-                                    engine: str, runtime: str) -> None:
+@pytest.mark.parametrize(
+    ("engine", "runtime"), [("toy-java", "jpype"), ("toy-java", "py4j"), ("toy-py", "subprocess")]
+)
+def test_rsp_run_records_everything(
+    toy_cache: Any, tmp_path: Path, rsp_exe: list[str], engine: str, runtime: str
+) -> None:
     stream, query = prepare_inputs(tmp_path)
     out = tmp_path / "run"
-    proc = run_rsp_env(rsp_exe, rsp_env(toy_cache), "run", "-e", engine, "-r", runtime,
-                       "-q", query, "-s", stream, "-o", out, "--rate", "20000",
-                       "--sample-interval", "0.2", "--drain-quiet", "0.5", "--json")
+    proc = run_rsp_env(
+        rsp_exe,
+        rsp_env(toy_cache),
+        "run",
+        "-e",
+        engine,
+        "-r",
+        runtime,
+        "-q",
+        query,
+        "-s",
+        stream,
+        "-o",
+        out,
+        "--rate",
+        "20000",
+        "--sample-interval",
+        "0.2",
+        "--drain-quiet",
+        "0.5",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["state"] == "ok" and summary["triples_pushed"] == SC.triples
@@ -86,16 +115,22 @@ def test_rsp_run_records_everything(toy_cache: Any, tmp_path: Path, rsp_exe: lis
     pushed = read_table(out, "pushed")
     assert pc.sum(pushed["count"]).as_py() == SC.triples
     # never early: each batch was pushed at or after its due time
-    assert all(s >= d for s, d in zip(pushed["t_sys_start_ns"].to_pylist(),
-                                      pushed["t_due_ns"].to_pylist(), strict=True))
+    assert all(
+        s >= d
+        for s, d in zip(
+            pushed["t_sys_start_ns"].to_pylist(), pushed["t_due_ns"].to_pylist(), strict=True
+        )
+    )
 
     outputs = read_table(out, "outputs")
     got: dict[int, set[tuple[str, str]]] = {}
-    for t_app, binding in zip(outputs["t_app_ms"].to_pylist(), outputs["binding"].to_pylist(),
-                              strict=True):
+    for t_app, binding in zip(
+        outputs["t_app_ms"].to_pylist(), outputs["binding"].to_pylist(), strict=True
+    ):
         b = json.loads(binding)
         got.setdefault(t_app, set()).add(
-            (f"<{b['s']['value']}>", f"\"{b['o']['value']}\"^^<{b['o']['datatype']}>"))
+            (f"<{b['s']['value']}>", f'"{b["o"]["value"]}"^^<{b["o"]["datatype"]}>')
+        )
     assert got == expected_rows(SC)
     # results arrive after the data that produced them was pushed
     first_push = min(pushed["t_sys_start_ns"].to_pylist())
@@ -109,8 +144,10 @@ def test_rsp_run_records_everything(toy_cache: Any, tmp_path: Path, rsp_exe: lis
         assert all(h and h > 0 for h in perf["heap_used"].to_pylist())
     status = json.loads((out / "status.json").read_text())
     assert status["state"] == "ok" and status["result_events"] == len(got)
-    assert not psutil.pid_exists(status["engine_pid"]) or psutil.Process(
-        status["engine_pid"]).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(status["engine_pid"])
+        or psutil.Process(status["engine_pid"]).status() == psutil.STATUS_ZOMBIE
+    )
 
 
 def test_killed_run_keeps_what_it_had(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None:
@@ -119,9 +156,24 @@ def test_killed_run_keeps_what_it_had(toy_cache: Any, tmp_path: Path, rsp_exe: l
     stream, query = prepare_inputs(tmp_path, sc)
     out = tmp_path / "run"
     proc = subprocess.Popen(
-        [*rsp_exe, "run", "-e", "toy-java", "-r", "jpype", "-q", str(query), "-s", str(stream),
-         "-o", str(out), "--json"],  # real speed: 20 s of stream
-        env=rsp_env(toy_cache), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            *rsp_exe,
+            "run",
+            "-e",
+            "toy-java",
+            "-r",
+            "jpype",
+            "-q",
+            str(query),
+            "-s",
+            str(stream),
+            "-o",
+            str(out),
+            "--json",
+        ],  # real speed: 20 s of stream
+        env=rsp_env(toy_cache),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 60
@@ -164,29 +216,85 @@ def test_rsp_run_bad_input(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -
     bad = tmp_path / "bad.json"
     bad.write_text('{"name": "q"')
     env = rsp_env(toy_cache)
-    proc = run_rsp_env(rsp_exe, env, "run", "-e", "toy-py", "-r", "subprocess", "-q",
-                       tmp_path / "missing.json", "-s", stream, "-o", tmp_path / "r1")
+    proc = run_rsp_env(
+        rsp_exe,
+        env,
+        "run",
+        "-e",
+        "toy-py",
+        "-r",
+        "subprocess",
+        "-q",
+        tmp_path / "missing.json",
+        "-s",
+        stream,
+        "-o",
+        tmp_path / "r1",
+    )
     assert proc.returncode == 2 and "query file not found" in proc.stderr
     assert "Traceback" not in proc.stderr
-    proc = run_rsp_env(rsp_exe, env, "run", "-e", "nope", "-r", "subprocess", "-q", bad,
-                       "-s", stream, "-o", tmp_path / "r2")
+    proc = run_rsp_env(
+        rsp_exe,
+        env,
+        "run",
+        "-e",
+        "nope",
+        "-r",
+        "subprocess",
+        "-q",
+        bad,
+        "-s",
+        stream,
+        "-o",
+        tmp_path / "r2",
+    )
     assert proc.returncode == 2 and "unknown engine 'nope'" in proc.stderr
     assert "toy-java" in proc.stderr
-    proc = run_rsp_env(rsp_exe, env, "run", "-e", "toy-java", "-r", "subprocess", "-q", bad,
-                       "-s", stream, "-o", tmp_path / "r3", "--raw")
+    proc = run_rsp_env(
+        rsp_exe,
+        env,
+        "run",
+        "-e",
+        "toy-java",
+        "-r",
+        "subprocess",
+        "-q",
+        bad,
+        "-s",
+        stream,
+        "-o",
+        tmp_path / "r3",
+        "--raw",
+    )
     assert proc.returncode == 2 and "cannot carry" in proc.stderr
 
 
-def test_rsp_run_unsupported_query_is_refused(toy_cache: Any, tmp_path: Path,
-                                              rsp_exe: list[str]) -> None:
+def test_rsp_run_unsupported_query_is_refused(
+    toy_cache: Any, tmp_path: Path, rsp_exe: list[str]
+) -> None:
     stream, _ = prepare_inputs(tmp_path)
     spec = default_query(SC.stream).model_copy(
-        update={"sparql": f"SELECT ?s WHERE {{ ?s <{NS}p0> ?o OPTIONAL {{ ?s <{NS}p1> ?x }} }}"})
+        update={"sparql": f"SELECT ?s WHERE {{ ?s <{NS}p0> ?o OPTIONAL {{ ?s <{NS}p1> ?x }} }}"}
+    )
     q = tmp_path / "optional.json"
     q.write_text(spec.model_dump_json())
     out = tmp_path / "run"
-    proc = run_rsp_env(rsp_exe, rsp_env(toy_cache), "run", "-e", "toy-py", "-r", "subprocess",
-                       "-q", q, "-s", stream, "-o", out, "--json")
+    proc = run_rsp_env(
+        rsp_exe,
+        rsp_env(toy_cache),
+        "run",
+        "-e",
+        "toy-py",
+        "-r",
+        "subprocess",
+        "-q",
+        q,
+        "-s",
+        stream,
+        "-o",
+        out,
+        "--json",
+    )
     assert proc.returncode == 1
     status = json.loads((out / "status.json").read_text())
     assert status["error_type"] == "UnsupportedQuery" and "optional" in status["error"]
@@ -196,14 +304,39 @@ def test_rsp_run_unsupported_query_is_refused(toy_cache: Any, tmp_path: Path,
 def test_rsp_run_raw_dialect_query(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None:
     stream, _ = prepare_inputs(tmp_path)
     q = tmp_path / "count.toy"
-    q.write_text(f"SELECT (COUNT(*) AS ?n) FROM <{SC.stream}> WHERE {{ ?s ?p ?o }} "
-                 "WINDOW 2000 STEP 2000")
+    q.write_text(
+        f"SELECT (COUNT(*) AS ?n) FROM <{SC.stream}> WHERE {{ ?s ?p ?o }} WINDOW 2000 STEP 2000"
+    )
     out = tmp_path / "run"
-    proc = run_rsp_env(rsp_exe, rsp_env(toy_cache), "run", "-e", "toy-java", "-r", "jpype",
-                       "-q", q, "--raw", "-s", stream, "-o", out, "--mode", "afap",
-                       "--flush-ms", "5000", "--drain-quiet", "0.5", "--json")
+    proc = run_rsp_env(
+        rsp_exe,
+        rsp_env(toy_cache),
+        "run",
+        "-e",
+        "toy-java",
+        "-r",
+        "jpype",
+        "-q",
+        q,
+        "--raw",
+        "-s",
+        stream,
+        "-o",
+        out,
+        "--mode",
+        "afap",
+        "--flush-ms",
+        "5000",
+        "--drain-quiet",
+        "0.5",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     outputs = read_table(out, "outputs")
-    counts = {t: json.loads(b)["n"]["value"] for t, b in
-              zip(outputs["t_app_ms"].to_pylist(), outputs["binding"].to_pylist(), strict=True)}
+    counts = {
+        t: json.loads(b)["n"]["value"]
+        for t, b in zip(
+            outputs["t_app_ms"].to_pylist(), outputs["binding"].to_pylist(), strict=True
+        )
+    }
     assert counts == {2000: "10000", 4000: "10000"}

@@ -24,8 +24,9 @@ def _engine_config(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise InputError(f"--engine-config is not JSON: {exc}", text=raw,
-                         expected="a JSON object or @file.json") from None
+        raise InputError(
+            f"--engine-config is not JSON: {exc}", text=raw, expected="a JSON object or @file.json"
+        ) from None
     if not isinstance(value, dict):
         raise InputError("--engine-config must be a JSON object", text=raw)
     return value
@@ -72,8 +73,14 @@ def run_command(
         stream=stream,
         output=output,
         warmup=warmup,
-        feeder=FeederConfig(mode=mode, rate=rate, time_scale=time_scale, limit=limit,
-                            batch_size=batch_size, warmup_rate=warmup_rate),
+        feeder=FeederConfig(
+            mode=mode,
+            rate=rate,
+            time_scale=time_scale,
+            limit=limit,
+            batch_size=batch_size,
+            warmup_rate=warmup_rate,
+        ),
         engine_config=_engine_config(engine_config),
         timeouts=Timeouts(push=push_timeout, verb=verb_timeout, poll=verb_timeout),
         sample_interval_s=sample_interval,
@@ -84,9 +91,12 @@ def run_command(
         summary = run(request)
     else:
         with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(),
-            TextColumn("{task.completed:,} triples"), TimeElapsedColumn(),
-            console=console, transient=False,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:,} triples"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
         ) as bar:
             task = bar.add_task(f"{engine}@{runtime}", total=None)
 

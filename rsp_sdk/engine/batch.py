@@ -29,7 +29,7 @@ class TripleBatch:
         rows = list(triples)
         if not rows:
             raise ValueError("a batch needs at least one triple")
-        for t, s, p, _ in rows:
+        for _, s, p, _ in rows:
             if " " in s or " " in p or "\n" in s + p:
                 raise ValueError(f"subject/predicate contain a space or newline: {s!r} {p!r}")
         text = "".join(f"{t} {s} {p} {o}\n" for t, s, p, o in rows)
@@ -74,7 +74,9 @@ def slice_batches(
     data = lines.buffers()[2]
     import numpy as np
 
-    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[lines.offset : lines.offset + len(lines) + 1]
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[
+        lines.offset : lines.offset + len(lines) + 1
+    ]
     times = np.asarray(t_app.to_numpy() if hasattr(t_app, "to_numpy") else t_app)
     out: list[TripleBatch] = []
     for start, stop in bounds:
@@ -83,9 +85,7 @@ def slice_batches(
         lo, hi = int(offsets[start]), int(offsets[stop])
         chunk = times[start:stop]
         out.append(
-            TripleBatch(
-                data[lo:hi].to_pybytes(), stop - start, int(chunk.min()), int(chunk.max())
-            )
+            TripleBatch(data[lo:hi].to_pybytes(), stop - start, int(chunk.min()), int(chunk.max()))
         )
     return out
 

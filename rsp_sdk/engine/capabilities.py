@@ -54,7 +54,11 @@ class Feature(StrEnum):
     APP_TIME_INPUT = "app_time_input"
 
 
-_R2S_FEATURE = {R2S.RSTREAM: Feature.RSTREAM, R2S.ISTREAM: Feature.ISTREAM, R2S.DSTREAM: Feature.DSTREAM}
+_R2S_FEATURE = {
+    R2S.RSTREAM: Feature.RSTREAM,
+    R2S.ISTREAM: Feature.ISTREAM,
+    R2S.DSTREAM: Feature.DSTREAM,
+}
 
 
 class Capabilities(BaseModel):
@@ -139,18 +143,18 @@ def _walk(node: Any, found: set[Feature]) -> None:
                 found.add(Feature.JOIN)
             if any(isinstance(t[1], RdfPath) for t in triples):
                 found.add(Feature.PROPERTY_PATHS)
-        elif name == "Join" and not (_empty_bgp(node.get("p1")) or _empty_bgp(node.get("p2"))):
-            if not _is_values(node.get("p2")) and not _is_values(node.get("p1")):
+        elif name == "Join":
+            sides = (node.get("p1"), node.get("p2"))
+            if not any(_empty_bgp(x) or _is_values(x) for x in sides):
                 found.add(Feature.JOIN)
-        elif name == "Extend" and not str(node.get("expr", "")).startswith("__agg_"):
+        elif name == "Extend" and not str(node.get("expr")).startswith("__agg_"):
             found.add(Feature.BIND)
         elif name == "Function":
-            iri = str(node.get("iri", ""))
+            iri = str(node.get("iri"))
             if iri.rsplit("#", 1)[-1].rsplit("/", 1)[-1].lower() == "timestamp":
                 found.add(Feature.TIMESTAMP_FUNCTION)
-        elif name == "ToMultiSet" and isinstance(node.get("p"), CompValue):
-            if node["p"].name != "values":  # a sub-SELECT is ToMultiSet(Project …)
-                found.add(Feature.SUBQUERY)
+        elif name == "ToMultiSet" and not _is_values(node):
+            found.add(Feature.SUBQUERY)  # a sub-SELECT is ToMultiSet(Project …)
         for key, value in node.items():
             if key != "_vars":
                 _walk(value, found)

@@ -240,7 +240,11 @@ class ProvisionCache:
         for a in manifest.artifacts:
             if a.required and not (arts / a.file).exists():
                 where = f" Upstream keeps it at: {a.where}." if a.where else ""
-                up = f" Engine source: {manifest.engine.upstream}." if manifest.engine.upstream else ""
+                up = (
+                    f" Engine source: {manifest.engine.upstream}."
+                    if manifest.engine.upstream
+                    else ""
+                )
                 raise MissingArtifact(
                     f"engine {manifest.name}: artifact {a.file} is missing from {arts}.{where}{up}"
                     f" Add it with: rsp engines add {manifest.name} /path/to/{a.file}"
@@ -327,10 +331,13 @@ class ProvisionCache:
             if spec is None and len(paths) == 1 and len(manifest.artifacts) == 1:
                 spec = manifest.artifacts[0]
             if spec is None:
-                expected = ", ".join(
-                    f"{a.file} (matching {' or '.join(a.match or [a.file])})"
-                    for a in manifest.artifacts
-                ) or "nothing: this engine needs no user-supplied files"
+                expected = (
+                    ", ".join(
+                        f"{a.file} (matching {' or '.join(a.match or [a.file])})"
+                        for a in manifest.artifacts
+                    )
+                    or "nothing: this engine needs no user-supplied files"
+                )
                 raise InputError(
                     f"engine {name} has no artifact matching {p.name!r}",
                     path=p,
@@ -422,8 +429,14 @@ class ProvisionCache:
                 classes = Path(tmp) / "classes"
                 proc = subprocess.run(
                     [
-                        javac, "-nowarn", "-encoding", "UTF-8", "-d", str(classes),
-                        "-cp", os.pathsep.join(str(p) for p in cp),
+                        javac,
+                        "-nowarn",
+                        "-encoding",
+                        "UTF-8",
+                        "-d",
+                        str(classes),
+                        "-cp",
+                        os.pathsep.join(str(p) for p in cp),
                         *[str(s) for s in sources],
                     ],
                     capture_output=True,

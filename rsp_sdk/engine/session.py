@@ -177,7 +177,11 @@ class EngineSession:
         log_dir = Path(log_dir) if log_dir is not None else workdir / "logs"
         channel = runtime.launch(spec, workdir, log_dir=log_dir)
         session = cls(
-            adapter, channel, runtime=runtime.name, workdir=workdir, log_dir=log_dir,
+            adapter,
+            channel,
+            runtime=runtime.name,
+            workdir=workdir,
+            log_dir=log_dir,
             timeouts=timeouts,
         )
         try:
@@ -215,8 +219,9 @@ class EngineSession:
     def load_static(self, graph_iri: str, data: Path) -> None:
         if Feature.STATIC_DATA not in self.adapter.capabilities:
             raise UnsupportedQuery(self.adapter.name, graph_iri, frozenset({Feature.STATIC_DATA}))
-        self.channel.call("load_static", graph_iri, str(Path(data).resolve()),
-                          timeout=self.timeouts.verb)
+        self.channel.call(
+            "load_static", graph_iri, str(Path(data).resolve()), timeout=self.timeouts.verb
+        )
 
     def register_stream(self, iri: str) -> None:
         self.channel.call("register_stream", iri, timeout=self.timeouts.verb)

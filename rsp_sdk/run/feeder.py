@@ -174,8 +174,12 @@ def _phase(
         if afap:
             speed = None
         elif rate_override is not None:
-            speed = _speed(cfg.model_copy(update={"rate": rate_override, "time_scale": None}),
-                           None, sub.num_rows, span)
+            speed = _speed(
+                cfg.model_copy(update={"rate": rate_override, "time_scale": None}),
+                None,
+                sub.num_rows,
+                span,
+            )
         else:
             speed = _speed(cfg, cfg.streams.get(stream), sub.num_rows, span)
         for due, batch in _stream_batches(sub, cfg, speed, origin):
@@ -190,9 +194,7 @@ def _phase(
     return out, length
 
 
-def plan(
-    table: pa.Table, cfg: FeederConfig, *, warmup: pa.Table | None = None
-) -> Plan:
+def plan(table: pa.Table, cfg: FeederConfig, *, warmup: pa.Table | None = None) -> Plan:
     """The whole feeding schedule, packed: warm-up batches first, then the measured ones."""
     if cfg.mode is PacingMode.AFAP and cfg.limit is not None:
         if cfg.limit > table.num_rows:
@@ -227,8 +229,9 @@ def plan(
     measured, _ = _phase(table, cfg, "measure", None)
     shift = int(offset_ms * 1e6)
     batches.extend(
-        PlannedBatch(b.phase, b.stream, b.index, None if b.due_ns is None else b.due_ns + shift,
-                     b.batch)
+        PlannedBatch(
+            b.phase, b.stream, b.index, None if b.due_ns is None else b.due_ns + shift, b.batch
+        )
         if b.due_ns is not None or shift == 0
         else PlannedBatch(b.phase, b.stream, b.index, shift, b.batch)
         for b in measured

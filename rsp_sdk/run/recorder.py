@@ -122,8 +122,9 @@ class RunStatus(BaseModel):
 class RunRecorder:
     """Writes one run directory; thread-safe (the sampler records from its own thread)."""
 
-    def __init__(self, run_dir: Path, config: BaseModel | dict[str, Any], *,
-                 flush_interval_s: float = 1.0) -> None:
+    def __init__(
+        self, run_dir: Path, config: BaseModel | dict[str, Any], *, flush_interval_s: float = 1.0
+    ) -> None:
         self.dir = Path(run_dir)
         if self.dir.exists() and any(self.dir.iterdir()):
             from rsp_sdk.errors import InputError
@@ -161,15 +162,32 @@ class RunRecorder:
             self.status.runtime = runtime
             self._write_json("status.json", self.status.model_dump(mode="json"))
 
-    def pushed(self, *, phase: str, stream: str, batch: int, count: int, t_app_min_ms: int,
-               t_app_max_ms: int, t_due_ns: int | None, t_sys_start_ns: int,
-               t_sys_end_ns: int) -> None:
+    def pushed(
+        self,
+        *,
+        phase: str,
+        stream: str,
+        batch: int,
+        count: int,
+        t_app_min_ms: int,
+        t_app_max_ms: int,
+        t_due_ns: int | None,
+        t_sys_start_ns: int,
+        t_sys_end_ns: int,
+    ) -> None:
         with self._lock:
             self._writers["pushed"].rows.append(
-                {"phase": phase, "stream": stream, "batch": batch, "count": count,
-                 "t_app_min_ms": t_app_min_ms, "t_app_max_ms": t_app_max_ms,
-                 "t_due_ns": t_due_ns, "t_sys_start_ns": t_sys_start_ns,
-                 "t_sys_end_ns": t_sys_end_ns}
+                {
+                    "phase": phase,
+                    "stream": stream,
+                    "batch": batch,
+                    "count": count,
+                    "t_app_min_ms": t_app_min_ms,
+                    "t_app_max_ms": t_app_max_ms,
+                    "t_due_ns": t_due_ns,
+                    "t_sys_start_ns": t_sys_start_ns,
+                    "t_sys_end_ns": t_sys_end_ns,
+                }
             )
             self.status.triples_pushed += count
             self.status.batches_pushed += 1
@@ -183,8 +201,12 @@ class RunRecorder:
             for ev in events:
                 seq = self._seq.get(ev.query, 0)
                 self._seq[ev.query] = seq + 1
-                base = {"query": ev.query, "seq": seq, "t_sys_ns": ev.t_sys_ns,
-                        "t_app_ms": ev.t_app_ms}
+                base = {
+                    "query": ev.query,
+                    "seq": seq,
+                    "t_sys_ns": ev.t_sys_ns,
+                    "t_app_ms": ev.t_app_ms,
+                }
                 if ev.empty:
                     rows.append({**base, "binding": None})
                 else:

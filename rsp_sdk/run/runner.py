@@ -9,6 +9,7 @@ caller (the matrix) simply goes on with the next run. Only Ctrl-C is re-raised a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -102,8 +103,9 @@ class RunRequest(BaseModel):
     drain_quiet_s: float = Field(default=2.0, ge=0)
     drain_max_s: float = Field(default=60.0, ge=0)
     flush_ms: int | None = Field(
-        default=None, description="advance time this far past the last triple (default: "
-        "the longest window range + step, or 60 s for raw queries)"
+        default=None,
+        description="advance time this far past the last triple (default: "
+        "the longest window range + step, or 60 s for raw queries)",
     )
 
 
@@ -132,10 +134,8 @@ def _sha256(path: Path) -> str:
 def _versions() -> dict[str, str]:
     out = {"python": sys.version.split()[0], "platform": platform.platform()}
     for dist in ("rsp_sdk", "pyarrow", "jpype1", "py4j", "pydantic"):
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
     return out
 
 
@@ -196,7 +196,9 @@ def run(
             "triples": table.num_rows,
             "streams": streams,
         },
-        "warmup": None if request.warmup is None else {
+        "warmup": None
+        if request.warmup is None
+        else {
             "path": str(Path(request.warmup).resolve()),
             "sha256": _sha256(request.warmup),
             "triples": feed_plan.warmup_triples,
@@ -205,8 +207,11 @@ def run(
         "timeouts": request.timeouts.model_dump(mode="json"),
         "sample_interval_s": request.sample_interval_s,
         "versions": _versions(),
-        "clock": {"wall_anchor_ns": wall_ns, "monotonic_anchor_ns": mono_ns,
-                  "note": "t_sys_ns values are CLOCK_MONOTONIC; wall = t - monotonic + wall"},
+        "clock": {
+            "wall_anchor_ns": wall_ns,
+            "monotonic_anchor_ns": mono_ns,
+            "note": "t_sys_ns values are CLOCK_MONOTONIC; wall = t - monotonic + wall",
+        },
         "host": {"name": socket.gethostname(), "cpus": os.cpu_count()},
         "request": json.loads(request.model_dump_json()),
     }
@@ -219,8 +224,14 @@ def run(
         if missing:
             assert query.spec is not None
             raise UnsupportedQuery(adapter.name, query.spec.name, missing)
-        session = adapter.open(runtime, recorder.dir / "engine", config=request.engine_config,
-                               timeouts=request.timeouts, log_dir=recorder.log_dir, cache=cache)
+        session = adapter.open(
+            runtime,
+            recorder.dir / "engine",
+            config=request.engine_config,
+            timeouts=request.timeouts,
+            log_dir=recorder.log_dir,
+            cache=cache,
+        )
         recorder.engine_started(session.pid, runtime.name)
         for iri in streams:
             session.register_stream(iri)
@@ -229,8 +240,9 @@ def run(
         else:
             session.register_query(query.raw_text or "", name=query.name)
         live = session
-        sampler = Sampler(session.pid, recorder.perf, stats=live.stats,
-                          interval_s=request.sample_interval_s)
+        sampler = Sampler(
+            session.pid, recorder.perf, stats=live.stats, interval_s=request.sample_interval_s
+        )
         sampler.start()
         push_ns = _feed(session, feed_plan, recorder, request, progress)
         if Feature.APP_TIME_INPUT in adapter.capabilities:
@@ -281,8 +293,13 @@ def _cleanup(sampler: Sampler | None, session: EngineSession | None) -> None:
         session.kill()
 
 
-def _feed(session: EngineSession, feed_plan: Plan, recorder: RunRecorder, request: RunRequest,
-          progress: ProgressFn | None) -> int:
+def _feed(
+    session: EngineSession,
+    feed_plan: Plan,
+    recorder: RunRecorder,
+    request: RunRequest,
+    progress: ProgressFn | None,
+) -> int:
     """Push every planned batch at its due time; returns the ns spent in measured pushes."""
     start = time.monotonic_ns()
     last_poll = start
@@ -307,10 +324,15 @@ def _feed(session: EngineSession, feed_plan: Plan, recorder: RunRecorder, reques
         if pb.phase == "measure":
             push_ns += t1 - t0
         recorder.pushed(
-            phase=pb.phase, stream=pb.stream, batch=pb.index, count=pb.batch.count,
-            t_app_min_ms=pb.batch.t_min_ms, t_app_max_ms=pb.batch.t_max_ms,
+            phase=pb.phase,
+            stream=pb.stream,
+            batch=pb.index,
+            count=pb.batch.count,
+            t_app_min_ms=pb.batch.t_min_ms,
+            t_app_max_ms=pb.batch.t_max_ms,
             t_due_ns=None if pb.due_ns is None else start + pb.due_ns,
-            t_sys_start_ns=t0, t_sys_end_ns=t1,
+            t_sys_start_ns=t0,
+            t_sys_end_ns=t1,
         )
         done += pb.batch.count
         if progress is not None:

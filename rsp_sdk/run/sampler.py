@@ -22,8 +22,9 @@ Sink = Callable[[dict[str, Any]], None]
 
 
 class Sampler:
-    def __init__(self, pid: int, sink: Sink, *, stats: StatsFn | None = None,
-                 interval_s: float = 0.5) -> None:
+    def __init__(
+        self, pid: int, sink: Sink, *, stats: StatsFn | None = None, interval_s: float = 0.5
+    ) -> None:
         self.pid = pid
         self.sink = sink
         self.stats = stats

@@ -82,7 +82,11 @@ def main(argv: list[str]) -> int:
         bridge = bridge_cls(init["driver_class"])
         java_version = str(jpype.java.lang.System.getProperty("java.version"))
     except BaseException as exc:
-        reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "trace": None}
+        reply: dict[str, Any] = {
+            "ok": False,
+            "error": f"{type(exc).__name__}: {exc}",
+            "trace": None,
+        }
         if "jpype" in sys.modules and isinstance(exc, sys.modules["jpype"].JException):
             reply["trace"] = str(exc.stacktrace())
         ctl.send_json(reply)
@@ -124,7 +128,7 @@ def main(argv: list[str]) -> int:
                 bridge.close()
             else:
                 raise ValueError(f"unknown verb {verb!r}")
-            reply: dict[str, Any] = {"ok": True, "result": result, "payload": payload is not None}
+            reply = {"ok": True, "result": result, "payload": payload is not None}
         except Exception as exc:
             reply = _error(exc, bridge_cls)
             payload = None

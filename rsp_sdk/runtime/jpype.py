@@ -28,9 +28,7 @@ from rsp_sdk.runtime.bridge import bridge_classpath
 class JPypeChannel(HostChannel):
     runtime_name = "jpype"
 
-    def __init__(
-        self, proc: Any, ctl: FramedSocket, stats: FramedSocket, log_path: Path
-    ) -> None:
+    def __init__(self, proc: Any, ctl: FramedSocket, stats: FramedSocket, log_path: Path) -> None:
         super().__init__(proc, log_path)
         self._ctl = ctl
         self._stats = stats

@@ -53,8 +53,13 @@ Opener = Callable[..., EngineSession]
 JVM_STATS = ("heap_used", "heap_committed", "gc_count", "gc_time_ms", "threads")
 
 
-def drain(session: EngineSession, *, quiet_s: float = 1.0, limit_s: float = 30.0,
-          until: Callable[[list[ResultEvent]], bool] | None = None) -> list[ResultEvent]:
+def drain(
+    session: EngineSession,
+    *,
+    quiet_s: float = 1.0,
+    limit_s: float = 30.0,
+    until: Callable[[list[ResultEvent]], bool] | None = None,
+) -> list[ResultEvent]:
     """Poll until ``until(events)`` holds, or nothing new arrived for ``quiet_s``."""
     events: list[ResultEvent] = []
     deadline = time.monotonic() + limit_s
@@ -93,8 +98,9 @@ class AdapterConformance:
     ) -> Iterator[Opener]:
         opened: list[tuple[EngineSession, TreeWatch]] = []
 
-        def opener(config: dict[str, Any] | None = None,
-                   timeouts: Timeouts | None = None) -> EngineSession:
+        def opener(
+            config: dict[str, Any] | None = None, timeouts: Timeouts | None = None
+        ) -> EngineSession:
             session = self.adapter.open(
                 get_runtime(rsp_runtime_name),
                 tmp_path / f"engine-{len(opened)}",
@@ -119,7 +125,8 @@ class AdapterConformance:
         table = self.scenario.table()
         lines = pack_lines(table)
         return slice_batches(
-            lines, table.column("t_app_ms"),
+            lines,
+            table.column("t_app_ms"),
             fixed_bounds(table.num_rows, size or self.scenario.batch_size),
         )
 
@@ -140,8 +147,9 @@ class AdapterConformance:
         t = self.scenario.table()
         return {
             (s, o)
-            for s, p, o in zip(t["s"].to_pylist(), t["p"].to_pylist(), t["o"].to_pylist(),
-                               strict=True)
+            for s, p, o in zip(
+                t["s"].to_pylist(), t["p"].to_pylist(), t["o"].to_pylist(), strict=True
+            )
             if p == f"<{NS}p0>"
         }
 
@@ -226,9 +234,9 @@ class AdapterConformance:
         after = drain(session, quiet_s=0.5)
         assert after, "advance_time to the end of input released no results"
         last_t = max(b.t_max_ms for b in self.batches())
-        assert any(
-            ev.t_app_ms is None or ev.t_app_ms > last_t for ev in after
-        ), "the window holding the last triples was not reported after advance_time"
+        assert any(ev.t_app_ms is None or ev.t_app_ms > last_t for ev in after), (
+            "the window holding the last triples was not reported after advance_time"
+        )
         assert len(before) + len(after) > 0
 
     def test_engine_rejects_invalid_query(self, open_session: Opener) -> None:
@@ -251,8 +259,10 @@ class AdapterConformance:
         base = self.scenario.spec()
         for feature in lacking:
             probe = QuerySpec(
-                name=f"probe-{feature.value}", text=FEATURE_PROBES[feature],
-                sparql=FEATURE_PROBES[feature], windows=base.windows,
+                name=f"probe-{feature.value}",
+                text=FEATURE_PROBES[feature],
+                sparql=FEATURE_PROBES[feature],
+                windows=base.windows,
             )
             with pytest.raises(UnsupportedQuery) as info:
                 session.register_query(probe)
@@ -338,6 +348,6 @@ def _alive(pid: int) -> bool:
     import psutil
 
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return False
