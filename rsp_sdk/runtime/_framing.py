@@ -1,7 +1,8 @@
 """Length-prefixed frames over a stream socket, with deadlines.
 
 The JPype runtime talks to its worker process over a socketpair: a JSON header frame per
-request/response, plus one raw payload frame for packed batches and drained results. Every send
+request/response, plus one raw payload frame for drained results (batches go through shared
+memory). Every send
 and receive honours a deadline (``time.monotonic()`` seconds), so a worker that stops reading or
 answering turns into a ``TimeoutError`` instead of a blocked run.
 """
@@ -24,7 +25,6 @@ class ChannelClosed(EOFError):
 class FramedSocket:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self._scratch = bytearray(1 << 20)
 
     def _settimeout(self, deadline: float | None) -> None:
         if deadline is None:
@@ -65,24 +65,6 @@ class FramedSocket:
         except ConnectionResetError as exc:
             raise ChannelClosed(str(exc)) from exc
         return buf
-
-    def recv_reusing(self, deadline: float | None = None) -> memoryview:
-        """Receive a frame into a buffer reused across calls (valid until the next call)."""
-        (n,) = _LEN.unpack(self._recv_exact(_LEN.size, deadline))
-        if len(self._scratch) < n:
-            self._scratch = bytearray(max(n, 2 * len(self._scratch)))
-        view = memoryview(self._scratch)[:n]
-        got = 0
-        try:
-            while got < n:
-                self._settimeout(deadline)
-                k = self.sock.recv_into(view[got:], min(n - got, 1 << 22))
-                if k == 0:
-                    raise ChannelClosed("peer closed the channel")
-                got += k
-        except ConnectionResetError as exc:
-            raise ChannelClosed(str(exc)) from exc
-        return view
 
     def recv(self, deadline: float | None = None) -> bytearray:
         (n,) = _LEN.unpack(self._recv_exact(_LEN.size, deadline))

@@ -6,8 +6,9 @@ STATS_FD``. JPype cannot restart a JVM in a process and some engines keep JVM-wi
 
 1. reads the JVM settings from the control socket, starts the JVM, builds the
    ``org.rspsdk.bridge.Bridge`` around the driver class, and answers ``{"ok": true}``;
-2. serves control requests (JSON header frame, plus a raw payload frame for ``push``) by calling
-   the Bridge in-process — a packed batch is copied once into a Java ``byte[]``;
+2. serves control requests (JSON header frames) by calling the Bridge in-process; packed batches
+   do not cross the socket: the parent writes them into a shared memory segment (a memfd whose
+   fd it passes once with SCM_RIGHTS), Java reads them from a direct ByteBuffer over it;
 3. serves ``stats`` on a second socket from its own thread, so the sampler gets heap and GC
    numbers while a long push holds the control lane;
 4. exits at once when its stdin (the parent's lifeline) or the control socket closes.
@@ -19,6 +20,7 @@ the engine log: engine chatter never mixes with the protocol.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import socket
 import sys
@@ -96,6 +98,8 @@ def main(argv: list[str]) -> int:
         target=_serve_stats, args=(stats, bridge, bridge_cls), name="stats", daemon=True
     ).start()
 
+    segment: mmap.mmap | None = None  # kept referenced while Java holds a view of it
+    shared: Any = None
     while True:
         try:
             header = ctl.recv_json()
@@ -107,9 +111,14 @@ def main(argv: list[str]) -> int:
         try:
             result: Any = None
             if verb == "push":
-                # zero-copy view of the receive buffer; Bridge copies it once into a byte[]
-                data = ctl.recv_reusing()
-                bridge.pushBuffer(args[0], jpype.nio.convertToDirectBuffer(data))
+                # the batch is already in the shared segment: Java reads it from there
+                bridge.pushBuffer(args[0], shared, int(args[1]))
+            elif verb == "_segment":
+                # a new shared segment: its fd follows the header as SCM_RIGHTS ancillary data
+                _, fds, _, _ = socket.recv_fds(ctl.sock, 1, 1)
+                segment = mmap.mmap(fds[0], int(args[0]))
+                os.close(fds[0])
+                shared = jpype.nio.convertToDirectBuffer(segment)
             elif verb == "poll":
                 payload = bytes(bridge.poll())
             elif verb == "open":

@@ -3,14 +3,17 @@
 JPype embeds a JVM in a Python process but can start only one per process, ever; engines such as
 CQELS keep JVM-wide singletons. So each launch starts a fresh worker
 (``rsp_sdk.runtime._jpype_worker``) whose JVM gets the driver's classpath and flags, and talks to
-it over a Unix socketpair: packed batches cross as raw frames and are copied once into a Java
-``byte[]``; results are drained from the Java-side ``ResultBuffer`` by ``poll`` (no per-row
-callbacks into Python). A second socketpair serves ``stats`` concurrently with a long push.
+it over a Unix socketpair. Packed batches never cross that socket: the parent copies each one into
+a shared memory segment (a memfd mapped by both processes, its fd passed once with SCM_RIGHTS)
+and Java reads it from a direct ByteBuffer over the mapping. Results are drained from the
+Java-side ``ResultBuffer`` by ``poll`` (no per-row callbacks into Python). A second socketpair
+serves ``stats`` concurrently with a long push.
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import socket
 import sys
@@ -36,29 +39,28 @@ class JPypeChannel(HostChannel):
 
         self._lock = threading.Lock()
         self._stats_lock = threading.Lock()
+        self._segment: mmap.mmap | None = None
         self.java_version: str | None = None
 
     def _request(
-        self,
-        verb: str,
-        args: Sequence[Any],
-        *,
-        payload: bytes | bytearray | memoryview | None = None,
-        timeout: float | None,
+        self, verb: str, args: Sequence[Any], *, timeout: float | None
     ) -> tuple[Any, bytes | None]:
         with self._lock:
-            self._check(verb)
-            deadline = deadline_of(timeout)
-            try:
-                self._ctl.send_json({"verb": verb, "args": list(args)}, deadline)
-                if payload is not None:
-                    self._ctl.send(payload, deadline)
-                reply = self._ctl.recv_json(deadline)
-                data = bytes(self._ctl.recv(deadline)) if reply.get("payload") else None
-            except TimeoutError:
-                raise self._timeout(verb, timeout) from None
-            except (ChannelClosed, OSError):
-                raise self._crashed(verb) from None
+            return self._request_locked(verb, args, timeout=timeout)
+
+    def _request_locked(
+        self, verb: str, args: Sequence[Any], *, timeout: float | None
+    ) -> tuple[Any, bytes | None]:
+        self._check(verb)
+        deadline = deadline_of(timeout)
+        try:
+            self._ctl.send_json({"verb": verb, "args": list(args)}, deadline)
+            reply = self._ctl.recv_json(deadline)
+            data = bytes(self._ctl.recv(deadline)) if reply.get("payload") else None
+        except TimeoutError:
+            raise self._timeout(verb, timeout) from None
+        except (ChannelClosed, OSError):
+            raise self._crashed(verb) from None
         if not reply["ok"]:
             raise EngineError(verb, reply["error"], engine_trace=reply.get("trace"))
         return reply.get("result"), data
@@ -86,7 +88,37 @@ class JPypeChannel(HostChannel):
         return reply["result"]
 
     def push(self, stream_iri: str, packed: bytes, *, timeout: float | None = None) -> None:
-        self._request("push", [stream_iri], payload=packed, timeout=timeout)
+        n = len(packed)
+        with self._lock:
+            self._check("push")
+            if self._segment is None or len(self._segment) < n:
+                self._new_segment(max(n, 2 * len(self._segment or b""), 16 << 20), timeout)
+            assert self._segment is not None
+            self._segment[:n] = packed  # the one copy on this side
+            self._request_locked("push", [stream_iri, n], timeout=timeout)
+
+    def _new_segment(self, size: int, timeout: float | None) -> None:
+        """A fresh shared memory segment for batches; the worker maps it (caller holds the lock)."""
+        fd = os.memfd_create("rsp-batches", os.MFD_CLOEXEC)
+        try:
+            os.ftruncate(fd, size)
+            segment = mmap.mmap(fd, size)
+            deadline = deadline_of(timeout)
+            try:
+                self._ctl.send_json({"verb": "_segment", "args": [size]}, deadline)
+                socket.send_fds(self._ctl.sock, [b"\0"], [fd])
+                reply = self._ctl.recv_json(deadline)
+            except TimeoutError:
+                raise self._timeout("push", timeout) from None
+            except (ChannelClosed, OSError):
+                raise self._crashed("push") from None
+        finally:
+            os.close(fd)
+        if not reply["ok"]:
+            raise EngineError("push", reply["error"], engine_trace=reply.get("trace"))
+        if self._segment is not None:
+            self._segment.close()
+        self._segment = segment
 
     def poll(self, *, timeout: float | None = None) -> bytes:
         return self._request("poll", [], timeout=timeout)[1] or b""
@@ -95,6 +127,9 @@ class JPypeChannel(HostChannel):
         for lane in (self._ctl, self._stats):
             with contextlib.suppress(OSError):
                 lane.close()
+        if self._segment is not None:
+            with contextlib.suppress(BufferError):
+                self._segment.close()
 
     def close(self, *, timeout: float = 10.0) -> None:
         if self._closed:

@@ -77,14 +77,17 @@ public final class Bridge {
   }
 
   /**
-   * Push from a (direct) ByteBuffer: JPype wraps the worker's receive buffer without copying, and
-   * one bulk copy here into a reused array is far cheaper than converting to a fresh byte[].
+   * Push the first {@code length} bytes of a (direct) ByteBuffer. The JPype worker maps a shared
+   * memory segment the parent wrote the batch into and hands it over without a copy; one bulk
+   * copy here into a reused array is far cheaper than building a fresh byte[] from Python.
    */
-  public void pushBuffer(String streamIri, ByteBuffer packed) throws Exception {
+  public void pushBuffer(String streamIri, ByteBuffer packed, int length) throws Exception {
     synchronized (lock) {
-      int len = packed.remaining();
+      int len = length;
       if (scratch.length < len) scratch = new byte[Math.max(len, scratch.length * 2)];
-      packed.get(scratch, 0, len);
+      ByteBuffer view = packed.duplicate();
+      view.clear();
+      view.get(scratch, 0, len);
       driver.push(streamIri, scratch, 0, len);
       batches++;
       bytes += len;
