@@ -133,7 +133,7 @@ class Py4JChannel(HostChannel):
         self._stats_pool = ThreadPoolExecutor(1, thread_name_prefix="py4j-stats")
 
     def _wait(self, verb: str, fut: Future[T], timeout: float | None) -> T:
-        from py4j.protocol import Py4JError, Py4JJavaError
+        from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
 
         try:
             return fut.result(timeout)
@@ -146,10 +146,10 @@ class Py4JChannel(HostChannel):
             except Exception:
                 message, trace = str(exc), str(exc)
             raise EngineError(verb, message, engine_trace=trace) from None
-        except (Py4JError, OSError):
-            if self.proc.poll() is not None or self._dead is not None:
-                raise self._crashed(verb) from None
-            raise
+        except (Py4JNetworkError, OSError):  # the JVM went away under the call
+            raise self._crashed(verb) from None
+        except Py4JError as exc:  # py4j itself refused (no such method, bad argument)
+            raise EngineError(verb, f"py4j: {exc}") from None
 
     def _control(self, verb: str, fn: Callable[[], T], timeout: float | None) -> T:
         with self._lock:
