@@ -235,3 +235,45 @@ def test_rsp_run_reports_engine_crash(toy_cache: Any, tmp_path: Path, rsp_exe: l
     from rsp_sdk.run.recorder import read_table
 
     assert read_table(out, "pushed").num_rows == 5
+
+
+@pytest.mark.parametrize("runtime", ["jpype", "py4j"])
+def test_unknown_driver_class_fails_to_start(toy_cache: Any, tmp_path: Path, runtime: str) -> None:
+    from rsp_sdk.runtime import get_runtime
+    from rsp_sdk.runtime.base import JvmDriver
+
+    spec = JvmDriver(driver_class="org.example.NoSuchDriver", classpath=[])
+    with pytest.raises(EngineError) as info:
+        get_runtime(runtime).launch(spec, tmp_path / "w", log_dir=tmp_path / "logs")
+    assert "org.example.NoSuchDriver" in str(info.value)
+    assert "ClassNotFoundException" in str(info.value)
+
+
+def test_missing_program_fails_to_start(tmp_path: Path) -> None:
+    from rsp_sdk.runtime import get_runtime
+    from rsp_sdk.runtime.base import ProcessDriver
+
+    with pytest.raises(EngineError, match="cannot start '/no/such/engine'"):
+        get_runtime("subprocess").launch(
+            ProcessDriver(argv=["/no/such/engine"]), tmp_path / "w", log_dir=tmp_path / "logs"
+        )
+
+
+def test_py4j_ports_are_loopback_and_released(toy_cache: Any, tmp_path: Path) -> None:
+    session, watch = open_toy("toy-java", "py4j", tmp_path / "e", toy_cache)
+    ports = set(session.channel.ports)  # type: ignore[attr-defined]
+    assert set(watch.ports) == ports and len(ports) == 2
+    listening = {
+        c.laddr.port: c.laddr.ip
+        for c in psutil.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port in ports
+    }
+    import ipaddress
+
+    for ip in listening.values():  # never on a public interface (Java reports ::ffff:127.0.0.1)
+        addr = ipaddress.ip_address(ip)
+        mapped = getattr(addr, "ipv4_mapped", None)
+        assert (mapped or addr).is_loopback, ip
+    session.close()
+    watch.assert_clean()
+    assert not watch.survivors()
