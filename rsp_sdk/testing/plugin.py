@@ -1,5 +1,5 @@
-"""pytest plugin of the conformance kit (entry point ``pytest11: rsp_sdk``; or
-``pytest -p rsp_sdk.testing.plugin``).
+"""pytest plugin of the conformance kit: loaded automatically through the ``pytest11`` entry
+point (named after the module, so ``pytest -p rsp_sdk.testing.plugin`` works too).
 
 It parametrises every ``AdapterConformance`` subclass over the runtimes that can carry its
 adapter's driver, and provides the ``rsp_runtime_name`` fixture.
