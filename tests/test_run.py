@@ -340,3 +340,45 @@ def test_rsp_run_raw_dialect_query(toy_cache: Any, tmp_path: Path, rsp_exe: list
         )
     }
     assert counts == {2000: "10000", 4000: "10000"}
+
+
+def test_rsp_run_with_warmup(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None:
+    """A warm-up stream (its own IRI and rate) goes first and is marked in pushed.parquet."""
+    stream, query = prepare_inputs(tmp_path)
+    warm_sc = Scenario(stream=f"{NS}warm", triples=2_000, span_ms=1_000)
+    t = warm_sc.table()
+    t = t.set_column(1, "t_app_ms", pc.subtract(t["t_app_ms"], 5_000))  # before the stream
+    warm = tmp_path / "warm.parquet"
+    write_stream(t, warm, StreamMeta(producer="test", streams=[warm_sc.stream]))
+    out = tmp_path / "run"
+    proc = run_rsp_env(
+        rsp_exe,
+        rsp_env(toy_cache),
+        "run",
+        "-e",
+        "toy-py",
+        "-r",
+        "subprocess",
+        "-q",
+        query,
+        "-s",
+        stream,
+        "-o",
+        out,
+        "--rate",
+        "40000",
+        "--warmup",
+        warm,
+        "--warmup-rate",
+        "20000",
+        "--drain-quiet",
+        "0.5",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    pushed = read_table(out, "pushed").to_pylist()
+    phases = [r["phase"] for r in pushed]
+    assert phases == sorted(phases, key=lambda p: p != "warmup") and "warmup" in phases
+    assert {r["stream"] for r in pushed if r["phase"] == "warmup"} == {warm_sc.stream}
+    assert sum(r["count"] for r in pushed if r["phase"] == "measure") == SC.triples
+    assert json.loads(proc.stdout)["push_rate"] > 0

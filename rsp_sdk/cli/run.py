@@ -14,7 +14,7 @@ from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import InputError
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
-from rsp_sdk.run.runner import RunRequest, run
+from rsp_sdk.run.runner import RunRequest, RunSummary, run
 
 
 def _engine_config(text: str | None) -> dict[str, Any]:
@@ -87,23 +87,11 @@ def run_command(
         drain_quiet_s=drain_quiet,
         flush_ms=flush_ms,
     )
-    if as_json:
-        summary = run(request)
-    else:
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            TextColumn("{task.completed:,} triples"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        ) as bar:
-            task = bar.add_task(f"{engine}@{runtime}", total=None)
-
-            def progress(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            summary = run(request, progress=progress)
+    try:
+        summary = _run(request, engine, runtime, as_json)
+    except KeyboardInterrupt:
+        console.print(f"[red]interrupted[/]: the engine was stopped; partial results in {output}")
+        sys.exit(130)
     if as_json:
         emit_json(summary)
     else:
@@ -117,3 +105,22 @@ def run_command(
             console.print(f"[red]error:[/] {summary.error}", highlight=False)
     if summary.state != "ok":
         sys.exit(1)
+
+
+def _run(request: RunRequest, engine: str, runtime: str, as_json: bool) -> RunSummary:
+    if as_json:
+        return run(request)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,} triples"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(f"{engine}@{runtime}", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return run(request, progress=progress)

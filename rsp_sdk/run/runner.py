@@ -171,6 +171,10 @@ def run(
             f"use one of: {', '.join(runtimes_for(driver.kind))}"
         )
     streams = pc.unique(table.column("stream")).to_pylist()
+    if warm_table is not None:
+        streams += [
+            s for s in pc.unique(warm_table.column("stream")).to_pylist() if s not in streams
+        ]
     wall_ns, mono_ns = time.time_ns(), time.monotonic_ns()
     config = {
         "schema_version": 1,
