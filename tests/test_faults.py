@@ -277,3 +277,17 @@ def test_py4j_ports_are_loopback_and_released(toy_cache: Any, tmp_path: Path) ->
     session.close()
     watch.assert_clean()
     assert not watch.survivors()
+
+
+def test_malformed_batch_is_an_engine_error(combo: tuple[str, str, Any], tmp_path: Path) -> None:
+    session, watch = start(combo, tmp_path)
+    with pytest.raises(EngineError) as info:
+        session.push(
+            SCENARIO.stream,
+            TripleBatch(b"12 <http://a> <http://p> <http://o>\nnot-a-time <a>\n", 2, 0, 0),
+        )
+    assert not isinstance(info.value, EngineCrashed | EngineTimeout)
+    assert "line 2" in info.value.engine_message, info.value.engine_message
+    session.push(SCENARIO.stream, batches()[0])  # still usable
+    session.close()
+    watch.assert_clean()
