@@ -193,7 +193,7 @@ def generate_social(p: SocialParams) -> Generated:
     activity = _activity(rng, p.users, p.activity_exponent)
     pool = TermPool()
     terms = _Terms(pool, p, rng)
-    static = static_table(pool, _static_rows(terms, people, rng))
+    static_rows = _static_rows(terms, people, rng)
     likes = _like_plan(p, activity, rng)
     post_parts, post_likes = _post_streams(terms, people, activity, likes, rng)
     photo_parts, photo_likes = _photo_streams(terms, people, activity, likes, rng)
@@ -209,6 +209,7 @@ def generate_social(p: SocialParams) -> Generated:
             (iris[4], gps),
         ],
     )
+    static = static_table(pool, static_rows)  # after the streams: one concatenation of the pool
     meta = StreamMeta(
         producer="generate:social", parameters=p.model_dump(mode="json"), streams=iris
     )
