@@ -27,9 +27,12 @@ Static data (second Parquet file, static schema) — per user i::
     sibfo:foi a sioc:Forum .      sibpha:pai a sioct:ImageGallery .
 
 Profiles and friendships (correlated with city, university and interests, heavy-tailed degrees)
-are described in ``social_graph``. LSBench writes ``foaf:based_near`` twice (IRI and literal) and
-``sib:class_year`` as a year typed ``xsd:date``; we keep only the IRI and type the year
-``xsd:gYear`` so that every literal is valid.
+are described in ``social_graph``. Where S2Gen's output is malformed we deviate on purpose, so that
+every term is valid RDF: it writes ``foaf:based_near`` twice (IRI and literal) and
+``sib:class_year`` as a bare year typed ``xsd:date``; we keep only the IRI and type the year
+``xsd:gYear``. Its ``sioct:`` namespace is misspelled (``…/sioc/type#``); we use SIOC's
+``…/sioc/types#``. We leave out S2Gen's browser, IP-address and user-agent noise triples and its
+groups; every user has one wall forum and one photo album.
 
 Streams (one Parquet file, rows sorted by time; stream IRIs as in LSBench's CQELS queries,
 ``--stream-prefix`` changes ``http://deri.org/``):

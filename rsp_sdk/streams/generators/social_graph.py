@@ -78,12 +78,6 @@ class Population:
     def degree(self) -> I64:
         return np.diff(self.friend_ptr)
 
-    def edges(self) -> tuple[I64, I64]:
-        """Each friendship once, as (a, b) with a < b."""
-        a = np.repeat(np.arange(self.n, dtype=np.int64), self.degree)
-        keep = a < self.friend
-        return a[keep], self.friend[keep]
-
 
 def profiles(
     rng: np.random.Generator,
@@ -181,6 +175,7 @@ def population(
     p_university: float,
     p_interest: float,
 ) -> Population:
+    """Profiles, then target degrees, then correlated friendships, from one generator."""
     city, university, gender, interest_ptr, interest = profiles(
         rng, users, cities, universities_per_city, interests, max_interests
     )

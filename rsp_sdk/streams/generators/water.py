@@ -18,7 +18,7 @@ Stream, one *message* ``c`` (c = 1, 2, …) at a time, all its triples at the sa
 ``ex:`` is ``http://myexample.org/`` (the namespace of Ren's static data and CQELS generator; their
 C-SPARQL generator prefixed message ids with the stream IRI instead, which made Q6's join with the
 static data impossible, so we use the static namespace everywhere). The tag id is Ren's string
-concatenation of the message number and the tag number (``tag_` + c + k``), which Q4's
+concatenation of the message number and the tag number (``"tag_" + c + k`` in Java), which Q4's
 ``regex(str(?tag), '1$')`` relies on; with 10 or more tags that concatenation would collide
 (``tag_1`` + ``11`` = ``tag_11`` + ``1``), so from 10 tags on we write ``tag_c_k``.
 
@@ -35,9 +35,9 @@ Static data, in the static schema::
     ex:sensor_i       ex:isCreatedBy     ex:manufacture_M .   # M = flowSensor_A…D | chlorineSensor
     ex:observation_c  ex:isProducedBy    ex:sensor_i .        # for c = 1 … linked_observations
 
-Of the ``sensors`` sensors the last ``max(1, sensors // 50)`` are chlorine sensors, the others
-flow sensors; the n-th flow (chlorine) observation is produced by flow (chlorine) sensor
-``n mod count`` in turn. With 50 sensors this is exactly Ren's layout: observation c comes from
+Of the ``sensors`` sensors the last ``max(1, sensors // chlorine_every)`` are chlorine sensors,
+the others flow sensors; the n-th flow (chlorine) observation is produced by the flow (chlorine)
+sensors in turn. With 50 sensors this is exactly Ren's layout: observation c comes from
 sensor ``(c - 1) % 50 + 1`` and sensor 50 is the chlorine sensor. Flow-sensor manufacturers are
 drawn uniformly from A–D with the seed (Ren used an unseeded ``Math.random``); the stream itself has
 no randomness at all, by design of the workload.
