@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from rsp_sdk.errors import RspError
+from rsp_sdk.engine import UnsupportedQuery
 from rsp_sdk.model.query import QuerySpec
 
 _IRIREF = re.compile(r'<[^<>"{}|^`\\\x00-\x20]*>')
@@ -33,8 +33,11 @@ _STRING = re.compile(
 _WHERE_BEFORE = re.compile(r"WHERE\s*$", re.IGNORECASE)
 
 
-class RenderError(RspError):
+class RenderError(UnsupportedQuery):
     """The query cannot be expressed in rsp-js's dialect."""
+
+    def __init__(self, message: str, query: str = "") -> None:
+        super().__init__("rspjs", query, frozenset(), reason=message)
 
 
 def _where_group_offset(sparql: str) -> int:
@@ -86,14 +89,15 @@ def _check_iri(iri: str, what: str) -> str:
 def render_rspjs(spec: QuerySpec) -> str:
     """The query as rsp-js text; ``RenderError`` for what rsp-js cannot express."""
     if not spec.windows:
-        raise RenderError(f"query {spec.name!r}: rsp-js evaluates queries over windows only")
+        raise RenderError("rsp-js evaluates queries over windows only", spec.name)
     streams = [w.stream for w in spec.windows]
     dup = sorted({s for s in streams if streams.count(s) > 1})
     if dup:
         raise RenderError(
-            f"query {spec.name!r}: rsp-js keeps one window per stream (its RSPEngine maps each "
-            f"stream IRI to one RDFStream, so the other windows would never get data); "
-            f"<{dup[0]}> has {streams.count(dup[0])}"
+            "rsp-js keeps one window per stream (its RSPEngine maps each stream IRI to one "
+            f"RDFStream, so the other windows would never get data); <{dup[0]}> has "
+            f"{streams.count(dup[0])}",
+            spec.name,
         )
     window_graphs = bool(getattr(spec, "window_graphs", _uses_window_graphs(spec)))
     lines = [f"REGISTER RStream <{_query_iri(spec.name)}> AS"]
@@ -114,9 +118,9 @@ def render_rspjs(spec: QuerySpec) -> str:
         head = line.strip()
         if head.startswith(("REGISTER", "FROM NAMED WINDOW", "WINDOW")):
             raise RenderError(
-                f"query {spec.name!r}: line {number} of the SPARQL body starts with "
-                f"{head.split()[0]!r}, which rsp-js's line-based parser would take for an "
-                f"RSP-QL clause: {head[:120]!r}"
+                f"line {number} of the SPARQL body starts with {head.split()[0]!r}, which "
+                f"rsp-js's line-based parser would take for an RSP-QL clause: {head[:120]!r}",
+                spec.name,
             )
     lines.append(body)
     return "\n".join(lines) + "\n"
