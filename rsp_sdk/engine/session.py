@@ -198,7 +198,10 @@ class EngineSession:
         )
         try:
             channel.call(
-                "open", json.dumps(dict(config or {})), str(workdir), timeout=session.timeouts.open
+                "open",
+                json.dumps(dict(config or {})),
+                str(workdir.resolve()),
+                timeout=session.timeouts.open,
             )
         except BaseException:
             channel.kill()

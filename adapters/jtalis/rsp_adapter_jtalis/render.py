@@ -232,6 +232,37 @@ class _Renderer:
                 raise self.fail("a UNION branch other than a single triple pattern")
         return out
 
+    def connected_order(self, triples: list[str]) -> list[str]:
+        """Order the join so that every suffix is connected.
+
+        ``{ a } AND { b } AND { c }`` parses right-nested, ``a AND (b AND c)``, and ETALIS pairs
+        the events of an AND one-to-one: an inner AND of patterns that share no variable pairs
+        unrelated events and the outer join then fails (a four-pattern CSRBench join gave no
+        result at all in the order rdflib lists it). Building the list from the right, each
+        pattern added shares a variable with those already placed.
+        """
+        import re
+
+        def variables(t: str) -> set[str]:
+            return set(re.findall(r"\?\w+", t))
+
+        if len(triples) < 2:
+            return list(triples)
+        left = list(triples)
+        placed = [left.pop()]
+        seen = variables(placed[0])
+        while left:
+            pick = next((t for t in reversed(left) if variables(t) & seen), None)
+            if pick is None:
+                raise self.fail(
+                    "a join of patterns that share no variable (ETALIS' AND pairs unrelated "
+                    "events one-to-one instead of building their product)"
+                )
+            left.remove(pick)
+            placed.insert(0, pick)
+            seen |= variables(pick)
+        return placed
+
     # ---- the query ----------------------------------------------------------------------------
 
     def render(self) -> dict[str, Any]:
@@ -260,7 +291,7 @@ class _Renderer:
             raise self.fail("a UNION joined with other patterns (OR binds tighter than AND)")
         if out.union and (out.conditions or out.static):
             raise self.fail("a FILTER or static data around a UNION")
-        groups = [f"{{ {t} }}" for t in out.stream]
+        groups = [f"{{ {t} }}" for t in self.connected_order(out.stream)]
         where = " AND ".join(groups) if groups else " OR ".join(f"{{ {t} }}" for t in out.union)
         if not where:
             raise self.fail("a query without stream patterns")
