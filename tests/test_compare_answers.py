@@ -78,7 +78,9 @@ def test_engines_repository_copy_imports_too(shared_data: Path) -> None:
 
 def test_numbers_by_value_across_engines(shared_data: Path) -> None:
     # Q4's AVG: C-SPARQL writes decimals, SPARQLstream doubles — the same values.
-    csparql = result_relations(read_csrbench_answer(shared_data / ANSWERS / "csparql-answer-4.json"))
+    csparql = result_relations(
+        read_csrbench_answer(shared_data / ANSWERS / "csparql-answer-4.json")
+    )
     sstream = result_relations(
         read_csrbench_answer(shared_data / ANSWERS / "sparqlstream-answer-4.json")
     )
@@ -145,14 +147,20 @@ def test_legacy_typed_literal_and_sys_clock(tmp_path: Path) -> None:
         None,
     ]
     key = next(iter(result_relations(table).relations[0].keys))
-    assert dict(key)["v"] == term_key({"type": "literal", "datatype": XSD + "integer", "value": "7"})
+    assert dict(key)["v"] == term_key(
+        {"type": "literal", "datatype": XSD + "integer", "value": "7"}
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "match", "line"),
     [
         ('{"relations": [\n  {"head": }\n]}', "not valid JSON", 2),
-        ('{"relations": [{"timestamp": 1, "results": {"bindings": []}}]}', r"relations\[0\]\.head", None),
+        (
+            '{"relations": [{"timestamp": 1, "results": {"bindings": []}}]}',
+            r"relations\[0\]\.head",
+            None,
+        ),
         (
             '{"relations": [{"head": {"vars": []}, "timestamp": "soon", "results": {"bindings": []}}]}',
             r"relations\[0\]\.timestamp",

@@ -100,7 +100,9 @@ def test_result_relations_group_by_seq_keep_row_order_and_empties() -> None:
 
 
 def test_result_relations_query_selection() -> None:
-    table = pa.concat_tables([result_table([s("a")], query="q1"), result_table([s("b")], query="q2")])
+    table = pa.concat_tables(
+        [result_table([s("a")], query="q1"), result_table([s("b")], query="q2")]
+    )
     with pytest.raises(InputError, match="several queries"):
         result_relations(table)
     assert result_relations(table, query="q2").relations[0].keys == {binding_key(b(x="b"))}

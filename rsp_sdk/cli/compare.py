@@ -45,9 +45,9 @@ def mismatch_command(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """LSBench mismatch mm(A, B) and mm(B, A): how much of one output the other misses, in order."""
-    name_a, name_b = str(a), str(b)
+    name_a, name_b = a.name or str(a), b.name or str(b)
     if name_a == name_b:
-        name_b += " (B)"
+        name_a, name_b = f"A: {name_a}", f"B: {name_b}"
     streams = {
         name_a: (
             result_relations(load_answers(a, clock=TimestampClock.APP), query=query, source=name_a),
