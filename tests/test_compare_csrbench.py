@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rsp_sdk.compare.csrbench import splits_allowed, verdict
 from rsp_sdk.compare.relations import expected_relations, result_relations
@@ -229,3 +232,51 @@ def test_split_divergence_names_what_is_still_missing() -> None:
     assert d is not None
     assert d.missing == [b(x="c")]
     assert d.extra == [b(x="z")]
+
+
+# --- properties over generated outputs ---------------------------------------------------
+
+relations_st = st.lists(
+    st.frozensets(st.sampled_from("abcdefgh"), max_size=4), min_size=1, max_size=8
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(relations_st, st.data())
+def test_any_contiguous_slice_is_correct_and_any_valid_split_too(
+    rels: list[frozenset[str]], data: st.DataObject
+) -> None:
+    lo = data.draw(st.integers(0, len(rels) - 1))
+    hi = data.draw(st.integers(lo + 1, len(rels)))
+    expected = {0: tumbling(*[s(*sorted(r)) for r in rels])}
+    part = [s(*sorted(r)) for r in rels[lo:hi]]
+    assert judge(expected, part).correct
+    # split every non-empty relation of the slice into disjoint consecutive parts
+    split: list = []  # type: ignore[type-arg]
+    for r in rels[lo:hi]:
+        items = data.draw(st.permutations(sorted(r)))
+        if not items:
+            split.append([])
+            continue
+        cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(items) - 1)), max_size=2)))
+        bounds = [0, *[c for c in cuts if c < len(items)], len(items)]
+        split += [s(*items[x:y]) for x, y in pairwise(bounds) if x < y]
+    v = judge(expected, split, split=True)
+    assert v.correct, (rels, lo, hi, split)
+
+
+@settings(max_examples=60, deadline=None)
+@given(relations_st, st.data())
+def test_a_binding_removed_from_a_one_to_one_output_is_caught(
+    rels: list[frozenset[str]], data: st.DataObject
+) -> None:
+    nonempty = [i for i, r in enumerate(rels) if r]
+    if not nonempty:
+        return
+    i = data.draw(st.sampled_from(nonempty))
+    victim = data.draw(st.sampled_from(sorted(rels[i])))
+    damaged = [s(*sorted(r - {victim} if k == i else r)) for k, r in enumerate(rels)]
+    # a relation with 'z' appended to make the whole output unique to one start
+    expected = {0: tumbling(*[s(*sorted(r)) for r in rels], s("z"))}
+    v = judge(expected, [*damaged, s("z")])
+    assert not v.correct

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rsp_sdk.compare.lsbench import (
     Partition,
@@ -118,3 +120,17 @@ def test_comparability_over_all_ordered_pairs() -> None:
     assert {(p.e1, p.e2): p.mm_percent for p in comp.pairs}[("e1", "e3")] == 25.0
     assert {(p.e1, p.e2): p.mm_percent for p in comp.pairs}[("e3", "e1")] == 0.0
     assert not comparability(outputs, 20.0).comparable
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcde"), max_size=4), max_size=8), st.data())
+def test_mm_properties(blocks: list[list[str]], data: st.DataObject) -> None:
+    flat = [x for blk in blocks for x in blk]
+    # an engine never mismatches itself, nor an engine that emits the same and then more
+    assert mm(blocks, flat) == 0.0
+    extra = data.draw(st.lists(st.sampled_from("abcdefg"), max_size=4))
+    assert mm(blocks, flat + extra) == 0.0
+    assert mm(blocks, extra + flat) == 0.0
+    # against nothing, everything is missed
+    assert mm(blocks, []) == (100.0 if flat else 0.0)
+    assert 0.0 <= mm(blocks, data.draw(st.permutations(flat))) <= 100.0

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rsp_sdk.compare.align import align
 from rsp_sdk.compare.clock import TimeMap
@@ -325,3 +327,26 @@ def test_evaluator_counts_and_timestamps() -> None:
     assert ev.evaluate(0, 3000) == Counter(
         result_relations(result_table([m("m1", "m3")])).relations[0].bag
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("abcdef"), max_size=3), min_size=1, max_size=10), st.data()
+)
+def test_alignment_properties(rels: list[list[str]], data: st.DataObject) -> None:
+    e = [bag(r) for r in rels]
+    # identical outputs align one to one
+    assert align(e, list(e), allow_groups=False).groups == [[i] for i in range(len(e))]
+    # dropping one relation leaves every other one paired with itself
+    drop = data.draw(st.integers(0, len(e) - 1))
+    a = e[:drop] + e[drop + 1 :]
+    al = align(e, a, allow_groups=True)
+    assigned = sorted(j for g in al.groups for j in g) + al.unassigned
+    assert sorted(assigned) == list(range(len(a)))  # every output placed exactly once
+    flat = [j for g in al.groups for j in g]
+    assert flat == sorted(flat)  # order preserved
+    total = sum(
+        precision_recall(e[i], sum((a[j] for j in g), Counter()))[0]
+        for i, g in enumerate(al.groups)
+    )
+    assert total == sum(sum(r.values()) for r in a)  # every emitted binding found its window

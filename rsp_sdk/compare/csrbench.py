@@ -219,8 +219,9 @@ def verdict(
     exp_stream = expected[best.t0]
     exp_rel = exp_stream.relations[best.expected_index] if best.expected_index is not None else None
     act_rel = rels[best.actual_index]
-    labels = {**exp_stream.labels, **actual.labels}
-    shown = RelationStream(query=actual.query, relations=[], labels=labels)
+    # show each binding as its own side wrote it
+    as_expected = RelationStream(actual.query, [], {**actual.labels, **exp_stream.labels})
+    as_emitted = RelationStream(actual.query, [], {**exp_stream.labels, **actual.labels})
     divergence = Divergence(
         t0_ms=best.t0,
         start_seq=exp_stream.relations[best.start].seq if best.start is not None else None,
@@ -234,8 +235,8 @@ def verdict(
         expected_t_app_ms=exp_rel.t_app_ms if exp_rel else None,
         expected_window_open_ms=exp_rel.window_open_ms if exp_rel else None,
         expected_window_close_ms=exp_rel.window_close_ms if exp_rel else None,
-        missing=shown.show(best.missing),
-        extra=shown.show(best.extra),
+        missing=as_expected.show(best.missing),
+        extra=as_emitted.show(best.extra),
     )
     return CsrbenchVerdict(
         query=actual.query or exp_stream.query,
