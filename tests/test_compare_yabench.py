@@ -96,11 +96,27 @@ def test_alignment_groups_consecutive_parts_only_when_allowed() -> None:
     assert no_groups.groups == [[1], [2]] and no_groups.unassigned == [0]
 
 
+def test_long_outputs_are_cut_at_anchors() -> None:
+    e = [bag(["a"]), bag(["b"]), bag(["c"]), bag(["d"])]
+    a = [bag(["a"]), bag(["zz"]), bag(["c"]), bag(["d"])]
+    # 16 cells > 2: a, c, d are anchors; the block between them is 1 × 1
+    al = align(e, a, allow_groups=False, max_cells=2)
+    assert al.groups == [[0], [1], [2], [3]] and not al.positional
+    # the two swapped relations: only one can be an anchor, the other is left over
+    al = align(
+        [bag(["a"]), bag(["b"])],
+        [bag(["b"]), bag(["a"]), bag(["c"])],
+        allow_groups=False,
+        max_cells=5,
+    )
+    assert al.groups == [[], [0]] and al.unassigned == [1, 2]
+
+
 def test_alignment_falls_back_to_positions_beyond_budget() -> None:
-    e = [bag(["a"]), bag(["b"])]
-    a = [bag(["b"]), bag(["a"]), bag(["c"])]
+    e = [bag(["a"]), bag(["b"]), bag(["c"])]
+    a = [bag(["x"]), bag(["y"]), bag(["z"]), bag(["w"])]  # no anchor: one 3 × 4 block
     al = align(e, a, allow_groups=False, max_cells=5)
-    assert al.positional and al.groups == [[0], [1]] and al.unassigned == [2]
+    assert al.positional and al.groups == [[0], [1], [2]] and al.unassigned == [3]
     assert "budget" in al.notes[0]
 
 

@@ -12,11 +12,14 @@ relations (sub-timestamp splits); every part after the first must share a bindin
 The dynamic programme runs row by row over the expected relations with numpy; the overlap matrix
 is sparse (an inverted index from binding to the actual relations holding it), so the cost is
 O(n·m) cheap vector operations plus the overlapping pairs, and O(n·m) bytes for the traceback.
-Beyond ``max_cells`` it falls back to YABench's positional pairing and says so.
+Long outputs are first cut at *anchors* — relations equal on both sides and unique on each —
+and the blocks between anchors are aligned one by one; only a block still beyond ``max_cells``
+falls back to YABench's positional pairing, and says so.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -61,6 +64,43 @@ def _positional(n: int, m: int, note: str) -> Alignment:
     return Alignment(groups, list(range(n, m)), positional=True, notes=[note])
 
 
+def _anchors(
+    expected: Sequence[Counter[BindingKey]], actual: Sequence[Counter[BindingKey]]
+) -> list[tuple[int, int]]:
+    """Pairs of equal non-empty relations that occur once on each side, in increasing order
+    on both (the longest such chain, as ``patience diff`` finds it)."""
+
+    def unique(side: Sequence[Counter[BindingKey]]) -> dict[frozenset[tuple[BindingKey, int]], int]:
+        seen: dict[frozenset[tuple[BindingKey, int]], int] = {}
+        for idx, bag in enumerate(side):
+            if bag:
+                key = frozenset(bag.items())
+                seen[key] = -1 if key in seen else idx
+        return {k: v for k, v in seen.items() if v >= 0}
+
+    in_actual = unique(actual)
+    pairs = sorted((i, in_actual[k]) for k, i in unique(expected).items() if k in in_actual)
+    # longest chain increasing in j (pairs are sorted by i)
+    tails: list[int] = []  # tails[k]: index in pairs of the chain of length k+1 ending lowest
+    tail_js: list[int] = []  # the j of each tail, for bisection
+    back: list[int] = [-1] * len(pairs)
+    for p, (_, j) in enumerate(pairs):
+        pos = bisect.bisect_left(tail_js, j)
+        back[p] = tails[pos - 1] if pos > 0 else -1
+        if pos == len(tails):
+            tails.append(p)
+            tail_js.append(j)
+        else:
+            tails[pos] = p
+            tail_js[pos] = j
+    chain: list[tuple[int, int]] = []
+    p = tails[-1] if tails else -1
+    while p >= 0:
+        chain.append(pairs[p])
+        p = back[p]
+    return chain[::-1]
+
+
 def align(
     expected: Sequence[Counter[BindingKey]],
     actual: Sequence[Counter[BindingKey]],
@@ -68,7 +108,38 @@ def align(
     allow_groups: bool,
     max_cells: int = DEFAULT_MAX_CELLS,
 ) -> Alignment:
-    """Align actual relations to expected relations (see module docstring)."""
+    """Align actual relations to expected relations (see module docstring).
+
+    Small problems are solved exactly by the dynamic programme. Beyond ``max_cells``, relations
+    equal on both sides and unique on each (anchors, as in patience diff) cut the problem into
+    blocks solved one by one; a block still too large is paired by position, with a note.
+    """
+    n, m = len(expected), len(actual)
+    if n * m <= max_cells:
+        return _dp(expected, actual, allow_groups=allow_groups, max_cells=max_cells)
+    groups: list[list[int]] = [[] for _ in range(n)]
+    out = Alignment(groups, [])
+    i0 = j0 = 0
+    for ai, aj in [*_anchors(expected, actual), (n, m)]:
+        block = _dp(expected[i0:ai], actual[j0:aj], allow_groups=allow_groups, max_cells=max_cells)
+        for di, grp in enumerate(block.groups):
+            groups[i0 + di] = [j0 + dj for dj in grp]
+        out.unassigned += [j0 + dj for dj in block.unassigned]
+        out.positional |= block.positional
+        out.notes += block.notes
+        if ai < n:
+            groups[ai] = [aj]
+        i0, j0 = ai + 1, aj + 1
+    return out
+
+
+def _dp(
+    expected: Sequence[Counter[BindingKey]],
+    actual: Sequence[Counter[BindingKey]],
+    *,
+    allow_groups: bool,
+    max_cells: int,
+) -> Alignment:
     n, m = len(expected), len(actual)
     if n == 0 or m == 0:
         return Alignment([[] for _ in range(n)], list(range(m)))
@@ -76,8 +147,8 @@ def align(
         return _positional(
             n,
             m,
-            f"{n}×{m} relations exceed the alignment budget ({max_cells} cells): paired by "
-            "position as YABench does",
+            f"{n}×{m} relations between anchors exceed the alignment budget ({max_cells} "
+            "cells): paired by position there, as YABench does",
         )
     overlaps = _overlaps(expected, actual)
     # Integer weights: one shared binding outweighs every pair bonus together (k > 2·pairs).

@@ -29,8 +29,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -136,12 +139,16 @@ class Relation:
     window_open_ms: int | None = None
     window_close_ms: int | None = None
     triples_in_window: int | None = None
-    bag: Counter[BindingKey] = field(init=False, repr=False, compare=False)
-    keys: frozenset[BindingKey] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "bag", Counter(self.rows))
-        object.__setattr__(self, "keys", frozenset(self.rows))
+    @cached_property
+    def bag(self) -> Counter[BindingKey]:
+        """The bindings as a bag (binding → multiplicity)."""
+        return Counter(self.rows)
+
+    @cached_property
+    def keys(self) -> frozenset[BindingKey]:
+        """The bindings as a set (CSRBench compares relations as sets)."""
+        return frozenset(self.rows)
 
     @property
     def size(self) -> int:
@@ -178,34 +185,6 @@ class RelationStream:
         return [k for rel in self.relations for k in rel.rows]
 
 
-class _KeyCache:
-    """Parse each distinct binding text once: Rstream outputs repeat the same bindings a lot."""
-
-    def __init__(self, labels: dict[BindingKey, str], source: str) -> None:
-        self.labels = labels
-        self.source = source
-        self.cache: dict[str, BindingKey] = {}
-
-    def __call__(self, text: str, row: int) -> BindingKey:
-        key = self.cache.get(text)
-        if key is None:
-            try:
-                value = json.loads(text)
-                if not isinstance(value, dict):
-                    raise ValueError("a binding must be a JSON object")
-                key = binding_key(value)
-            except ValueError as exc:
-                raise InputError(
-                    f"row {row}: bad binding ({exc})",
-                    path=self.source,
-                    text=text,
-                    expected="a JSON object mapping variables to SPARQL 1.1 JSON terms",
-                ) from exc
-            self.cache[text] = key
-            self.labels.setdefault(key, text)
-        return key
-
-
 def _select_query(table: pa.Table, query: str | None, source: str) -> tuple[pa.Table, str]:
     names = pc.unique(table.column("query")).to_pylist() if table.num_rows else []
     if query is not None:
@@ -235,34 +214,122 @@ def _require(table: pa.Table, columns: Iterable[str], source: str) -> None:
         )
 
 
+_PARSE_CHUNK = 20_000
+
+
+def _binding_keys(
+    column: pa.ChunkedArray | pa.Array, labels: dict[BindingKey, str], source: str
+) -> tuple[npt.NDArray[np.int64], list[BindingKey]]:
+    """Per row, an index into the list of distinct binding keys (-1: empty-relation row).
+
+    Each distinct binding text is parsed once (a chunk of them per JSON document), and each
+    distinct term canonicalised once: outputs repeat the same bindings and terms a lot.
+    """
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    encoded = pc.dictionary_encode(arr)
+    texts: list[str] = encoded.dictionary.to_pylist()
+    keys: list[BindingKey] = []
+    terms: dict[tuple[Any, ...], TermKey] = {}
+    values: list[Any] | None = None
+    for n, text in enumerate(texts):
+        if n % _PARSE_CHUNK == 0:
+            try:
+                values = json.loads("[" + ",".join(texts[n : n + _PARSE_CHUNK]) + "]")
+            except ValueError:
+                values = None  # parse one by one to find the culprit
+        try:
+            value = values[n % _PARSE_CHUNK] if values is not None else json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError("a binding must be a JSON object")
+            items = []
+            for var, term in value.items():
+                if term is None:
+                    continue
+                if not isinstance(term, dict):
+                    raise ValueError(f"variable {var!r} is not bound to a SPARQL JSON term")
+                ident = (
+                    term.get("type"),
+                    term.get("value"),
+                    term.get("datatype"),
+                    term.get("xml:lang"),
+                )
+                tk = terms.get(ident)
+                if tk is None:
+                    tk = terms[ident] = term_key(term)
+                items.append((var, tk))
+            key: BindingKey = tuple(sorted(items))
+        except ValueError as exc:
+            row = pc.index(arr, text).as_py()
+            raise InputError(
+                f"row {row}: bad binding ({exc})",
+                path=source,
+                text=text,
+                expected="a JSON object mapping variables to SPARQL 1.1 JSON terms",
+            ) from exc
+        keys.append(key)
+        labels.setdefault(key, text)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    return np.asarray(codes, dtype=np.int64), keys
+
+
+_NULL = np.iinfo(np.int64).min
+
+
+def _ints(table: pa.Table, name: str) -> npt.NDArray[np.int64]:
+    col = table.column(name) if name in table.column_names else None
+    if col is None:
+        return np.full(table.num_rows, _NULL, dtype=np.int64)
+    filled = pc.fill_null(col.cast(pa.int64()), _NULL)
+    return np.asarray(filled.to_numpy(), dtype=np.int64)
+
+
+def _opt(value: np.int64) -> int | None:
+    return None if value == _NULL else int(value)
+
+
 def _group(
-    rows: dict[str, list[Any]], order: list[int], keyer: _KeyCache, expected: bool
-) -> list[Relation]:
-    """Consecutive rows (in ``order``) sharing ``seq`` form one relation."""
-    runs: list[list[int]] = []
-    for i in order:
-        if runs and rows["seq"][runs[-1][0]] == rows["seq"][i]:
-            runs[-1].append(i)
+    table: pa.Table, by: list[str], labels: dict[BindingKey, str], source: str, expected: bool
+) -> list[tuple[int, Relation]]:
+    """(t0, relation) for each run of rows sharing ``by`` (stable order: rows keep theirs)."""
+    if table.num_rows == 0:
+        return []
+    order = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in by])
+    table = table.take(order)
+    codes, keys = _binding_keys(table.column("binding"), labels, source)
+    key_of = np.empty(len(keys) + 1, dtype=object)
+    key_of[: len(keys)] = keys
+    seq = _ints(table, "seq")
+    t0 = _ints(table, "t0_ms")
+    change = np.diff(seq) != 0
+    if "t0_ms" in by:
+        change |= np.diff(t0) != 0
+    starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+    ends = np.concatenate((starts[1:], [table.num_rows]))
+    t_sys = _ints(table, "t_sys_ns")
+    t_sys_max = np.maximum.reduceat(t_sys, starts)  # _NULL is the smallest int64
+    t_app = _ints(table, "t_app_ms")
+    w_open = _ints(table, "window_open_ms")
+    w_close = _ints(table, "window_close_ms")
+    w_triples = _ints(table, "triples_in_window")
+    out: list[tuple[int, Relation]] = []
+    for r, (lo, hi) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        run = codes[lo:hi]
+        if hi - lo == 1:  # the common case (eager engines): skip numpy's fancy indexing
+            rows: tuple[BindingKey, ...] = (keys[run[0]],) if run[0] >= 0 else ()
         else:
-            runs.append([i])
-    relations: list[Relation] = []
-    for run in runs:
-        head = run[0]
-        keys = tuple(keyer(text, i) for i in run if (text := rows["binding"][i]) is not None)
-        t_sys = [rows["t_sys_ns"][i] for i in run if rows["t_sys_ns"][i] is not None]
-        relations.append(
-            Relation(
-                seq=rows["seq"][head],
-                rows=keys,
-                t_app_ms=rows["t_app_ms"][head],
-                # the relation is complete when its last row arrived
-                t_sys_ns=max(t_sys) if t_sys else None,
-                window_open_ms=rows["window_open_ms"][head] if expected else None,
-                window_close_ms=rows["window_close_ms"][head] if expected else None,
-                triples_in_window=rows["triples_in_window"][head] if expected else None,
-            )
+            rows = tuple(key_of[run[run >= 0]])
+        rel = Relation(
+            seq=int(seq[lo]),
+            rows=rows,
+            t_app_ms=_opt(t_app[lo]),
+            # the relation is complete when its last row arrived
+            t_sys_ns=_opt(t_sys_max[r]),
+            window_open_ms=_opt(w_open[lo]) if expected else None,
+            window_close_ms=_opt(w_close[lo]) if expected else None,
+            triples_in_window=_opt(w_triples[lo]) if expected else None,
         )
-    return relations
+        out.append((int(t0[lo]), rel))
+    return out
 
 
 def result_relations(
@@ -271,14 +338,8 @@ def result_relations(
     """Group a RESULT_SCHEMA table into the relation stream of one query, ordered by ``seq``."""
     _require(table, ("query", "seq", "binding"), source)
     table, name = _select_query(table, query, source)
-    for col in ("t_sys_ns", "t_app_ms"):
-        if col not in table.column_names:
-            table = table.append_column(col, pa.nulls(table.num_rows, pa.int64()))
-    rows = table.select(["seq", "t_sys_ns", "t_app_ms", "binding"]).to_pydict()
-    # A stable sort keeps the rows of one relation in their recorded order.
-    order = sorted(range(table.num_rows), key=rows["seq"].__getitem__)
     labels: dict[BindingKey, str] = {}
-    relations = _group(rows, order, _KeyCache(labels, source), expected=False)
+    relations = [rel for _, rel in _group(table, ["seq"], labels, source, expected=False)]
     return RelationStream(query=name, relations=relations, labels=labels)
 
 
@@ -301,18 +362,13 @@ def expected_relations(
         source,
     )
     table, name = _select_query(table, query, source)
-    rows = table.to_pydict()
-    rows["t_sys_ns"] = [None] * table.num_rows
     labels: dict[BindingKey, str] = {}
-    keyer = _KeyCache(labels, source)
-    by_t0: dict[int, list[int]] = {}
-    for i, t0 in enumerate(rows["t0_ms"]):
-        by_t0.setdefault(t0, []).append(i)
     out: dict[int, RelationStream] = {}
-    for t0 in sorted(by_t0):
-        order = sorted(by_t0[t0], key=rows["seq"].__getitem__)
-        rels = _group(rows, order, keyer, expected=True)
-        out[t0] = RelationStream(query=name, relations=rels, labels=labels, t0_ms=t0)
+    for t0, rel in _group(table, ["t0_ms", "seq"], labels, source, expected=True):
+        stream = out.get(t0)
+        if stream is None:
+            stream = out[t0] = RelationStream(query=name, relations=[], labels=labels, t0_ms=t0)
+        stream.relations.append(rel)
     return out
 
 
