@@ -366,3 +366,27 @@ def test_alignment_properties(rels: list[list[str]], data: st.DataObject) -> Non
         for i, g in enumerate(al.groups)
     )
     assert total == sum(sum(r.values()) for r in a)  # every emitted binding found its window
+
+
+def test_evaluator_window_graphs_and_static_data() -> None:
+    import pyarrow as pa
+
+    stream = rooms("0: m1@r1 m2@r2; 1000: m3@r1")
+    static = pa.table(
+        {"s": [f"<{EX}r1>"], "p": [f"<{EX}floor>"], "o": ['"1"'], "g": pa.nulls(1, pa.string())}
+    )
+    # an RSP-QL body whose WINDOW block became a GRAPH pattern, joined with static data
+    sparql = f'SELECT ?m WHERE {{ GRAPH <{EX}w> {{ ?m <{EX}detectedAt> ?r }} ?r <{EX}floor> "1" }}'
+    ev = OxigraphWindowEvaluator(stream, sparql, static=[static], window_names=[f"{EX}w"])
+    assert ev.evaluate(0, 1000) == Counter(
+        result_relations(result_table([m("m1")])).relations[0].bag
+    )
+    assert sum(ev.evaluate(0, 2000).values()) == 2
+    # a plain body sees the window content and the static data as one default graph
+    plain = OxigraphWindowEvaluator(
+        stream,
+        f'SELECT ?m WHERE {{ ?m <{EX}detectedAt> ?r . ?r <{EX}floor> "1" }}',
+        static=[static],
+    )
+    assert sum(plain.evaluate(0, 2000).values()) == 2
+    assert sum(plain.evaluate(1000, 1000).values()) == 0

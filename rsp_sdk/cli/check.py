@@ -22,7 +22,7 @@ from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
 from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
 from rsp_sdk.compare.yabench import Gracious
-from rsp_sdk.errors import InputError
+from rsp_sdk.errors import InputError, RspError
 from rsp_sdk.model.profile import Profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.streams.io import read_static, read_stream
@@ -34,28 +34,34 @@ app = typer.Typer(
 )
 
 
+def _oracle_module(name: str) -> Any:
+    """A module of the oracle (query parsing, profiles, expected outputs), imported on use."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise RspError(
+            f"rsp oracle check needs {name}, which this installation lacks ({exc.name})"
+        ) from exc
+
+
 def _load_query(path: Path, params: dict[str, str]) -> QuerySpec:
-    """RSP-QL / CSRBench / YABench query file → QuerySpec, via the oracle's ``rsp_sdk.query``."""
-    module = importlib.import_module("rsp_sdk.query")
-    return cast(QuerySpec, module.load_query(path, params=params))
+    """RSP-QL / CSRBench / YABench query file → QuerySpec (``rsp_sdk.query.load_query``)."""
+    return cast(QuerySpec, _oracle_module("rsp_sdk.query").load_query(path, params=params))
 
 
 def _load_profile(spec: str) -> Profile:
-    """A built-in profile name or a TOML/JSON file, via the oracle's profile loading."""
-    module = importlib.import_module("rsp_sdk.model.profile")
-    loader = getattr(module, "load_profile", None)
+    """A built-in profile name or a TOML/JSON file (``rsp_sdk.model.profile.load_profile``)."""
+    loader = getattr(_oracle_module("rsp_sdk.model.profile"), "load_profile", None)
     if loader is None:
-        raise InputError(
-            f"cannot load profile {spec!r}: profile loading (rsp_sdk.model.profile.load_profile) "
-            "is not available in this installation"
-        )
+        raise RspError("rsp oracle check needs rsp_sdk.model.profile.load_profile (the oracle)")
     return cast(Profile, loader(spec))
 
 
 def _expected(
     stream: Path, query: QuerySpec, profile: Profile, t0s: list[int] | None, static: list[Path]
 ) -> Any:
-    oracle = importlib.import_module("rsp_sdk.oracle")
+    """The expected output of every candidate t0 (``rsp_sdk.oracle.expected``)."""
+    oracle = _oracle_module("rsp_sdk.oracle")
     return oracle.expected(stream, query, profile, t0s=t0s, static=tuple(static))
 
 
@@ -127,12 +133,18 @@ def check_command(
         table = read_stream(stream)
         event_times = pc.unique(table.column("t_app_ms")).to_pylist()
         if gracious:
-            graphs = list(spec.static_graphs)
-            statics = {
-                (graphs[i] if i < len(graphs) else f.resolve().as_uri()): read_static(f)
-                for i, f in enumerate(static)
-            }
-            grace = Gracious(OxigraphWindowEvaluator(table, spec.sparql, statics), r2s)
+            evaluator = OxigraphWindowEvaluator(
+                table,
+                spec.sparql,
+                static=[read_static(f) for f in static],
+                window_names=(
+                    [w.name for w in spec.windows]
+                    if getattr(spec, "window_graphs", False)
+                    else None
+                ),
+                base_iri=getattr(spec, "base_iri", None),
+            )
+            grace = Gracious(evaluator, r2s)
     with console.status("comparing …", spinner="dots"):
         result = check(
             expected,

@@ -2,11 +2,12 @@
 
 Gracious mode asks "which window borders would explain what the engine emitted?", so it must
 evaluate the query on scopes the oracle never enumerates (a start moved to a later graph, an end
-stretched to the next one). This evaluator does exactly that and nothing more: the stream's
-triples with ``open <= t_app_ms < close`` go into a fresh pyoxigraph store's default graph, the
-static data into named graphs (queried as the union, like the oracle's body over the window
-contents and the static graphs), and the query's plain-SPARQL body runs on it. Results are
-cached per scope, since the search revisits borders.
+stretched to the next one). This evaluator does exactly that and nothing more, on the same
+dataset the oracle's pyoxigraph evaluator builds: static data in the default graph; the stream
+triples with ``open <= t_app_ms < close`` either in the named graph of each window (queries whose
+``WINDOW <w> { … }`` blocks became ``GRAPH <w> { … }``) or in a plain graph queried together with
+the default graph (plain SPARQL bodies). A window's content is an RDF graph, so a triple repeated
+inside the scope counts once. Results are cached per scope, since the search revisits borders.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +25,9 @@ import pyoxigraph as ox
 
 from rsp_sdk.compare.relations import BindingKey, binding_key
 from rsp_sdk.model.terms import to_sparql_json
+
+# The graph holding the window content of a plain-SPARQL body (queried with the default graph).
+PLAIN_GRAPH = "urn:x-rsp-sdk:window-content"
 
 
 class WindowEvaluator(Protocol):
@@ -42,13 +46,14 @@ class WindowEvaluator(Protocol):
     def triples(self, open_ms: int, close_ms: int) -> int: ...
 
 
-def _ntriples_lines(table: pa.Table, graph: str | None = None) -> bytes:
-    s, p, o = (table.column(c) for c in ("s", "p", "o"))
-    if graph is None:
-        line = pc.binary_join_element_wise(s, p, o, ".\n", " ")
-        return "".join(line.to_pylist()).encode()
-    g = pa.array([graph] * table.num_rows, pa.string())
-    line = pc.binary_join_element_wise(s, p, o, g, ".\n", " ")
+def _nt_lines(table: pa.Table, graph: str | None = None) -> bytes:
+    """N-Triples (or N-Quads into ``graph``) text of a table with s, p, o columns."""
+    if table.num_rows == 0:
+        return b""
+    cols = [table.column(c) for c in ("s", "p", "o")]
+    if graph is not None:
+        cols.append(pa.array([graph] * table.num_rows, pa.string()))
+    line = pc.binary_join_element_wise(*cols, ".\n", " ")
     return "".join(line.to_pylist()).encode()
 
 
@@ -56,17 +61,21 @@ def _ntriples_lines(table: pa.Table, graph: str | None = None) -> bytes:
 class OxigraphWindowEvaluator:
     """The query's SPARQL body evaluated by pyoxigraph over one stream's triples.
 
-    ``stream`` is a STREAM_SCHEMA table (sorted by ``t_app_ms``); ``static`` maps graph IRIs
-    (without brackets) to STATIC_SCHEMA tables.
+    ``stream`` is a STREAM_SCHEMA table; ``static`` STATIC_SCHEMA tables (default graph);
+    ``window_names`` the window IRIs when the body uses ``GRAPH <w>`` for window contents (each
+    gets the scope's content), None for a plain body; ``base_iri`` resolves relative IRIs.
     """
 
     stream: pa.Table
     sparql: str
-    static: dict[str, pa.Table] = field(default_factory=dict)
+    static: list[pa.Table] = field(default_factory=list)
+    window_names: list[str] | None = None
+    base_iri: str | None = None
     _times: npt.NDArray[np.int64] = field(init=False, repr=False)
     _distinct: npt.NDArray[np.int64] = field(init=False, repr=False)
     _cache: dict[tuple[int, int], Counter[BindingKey]] = field(init=False, repr=False)
-    _static_nq: bytes = field(init=False, repr=False)
+    _static_nt: bytes = field(init=False, repr=False)
+    _graphs: list[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         times = self.stream.column("t_app_ms").to_numpy()
@@ -76,12 +85,13 @@ class OxigraphWindowEvaluator:
         self._times = np.asarray(times, dtype=np.int64)
         self._distinct = np.unique(self._times)
         self._cache = {}
-        self._static_nq = b"".join(_ntriples_lines(t, f"<{iri}>") for iri, t in self.static.items())
+        self._static_nt = b"".join(_nt_lines(t) for t in self.static)
+        self._graphs = list(self.window_names) if self.window_names else [PLAIN_GRAPH]
 
     def _slice(self, open_ms: int, close_ms: int) -> tuple[int, int]:
         lo = int(np.searchsorted(self._times, open_ms, side="left"))
         hi = int(np.searchsorted(self._times, close_ms, side="left"))
-        return lo, hi
+        return lo, max(lo, hi)
 
     def triples(self, open_ms: int, close_ms: int) -> int:
         lo, hi = self._slice(open_ms, close_ms)
@@ -101,13 +111,23 @@ class OxigraphWindowEvaluator:
         if cached is not None:
             return cached
         lo, hi = self._slice(open_ms, close_ms)
+        window = self.stream.slice(lo, hi - lo)
         store = ox.Store()
-        content = _ntriples_lines(self.stream.slice(lo, hi - lo))
-        if content:
-            store.load(content, format=ox.RdfFormat.N_TRIPLES)
-        if self._static_nq:
-            store.load(self._static_nq, format=ox.RdfFormat.N_QUADS)
-        result = store.query(self.sparql, use_default_graph_as_union=True)
+        for graph in self._graphs:
+            content = _nt_lines(window, f"<{graph}>")
+            if content:
+                store.load(content, format=ox.RdfFormat.N_QUADS)
+        if self._static_nt:
+            store.load(self._static_nt, format=ox.RdfFormat.N_TRIPLES)
+        kwargs: dict[str, Any] = {}
+        if self.base_iri:
+            kwargs["base_iri"] = self.base_iri
+        if self.window_names:
+            kwargs["default_graph"] = ox.DefaultGraph()
+            kwargs["named_graphs"] = [ox.NamedNode(n) for n in self._graphs]
+        else:
+            kwargs["default_graph"] = [ox.DefaultGraph(), ox.NamedNode(PLAIN_GRAPH)]
+        result = store.query(self.sparql, **kwargs)
         if not isinstance(result, ox.QuerySolutions):
             raise ValueError("gracious mode needs a SELECT query")
         names = [v.value for v in result.variables]
