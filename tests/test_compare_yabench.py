@@ -390,3 +390,15 @@ def test_evaluator_window_graphs_and_static_data() -> None:
     )
     assert sum(plain.evaluate(0, 2000).values()) == 2
     assert sum(plain.evaluate(1000, 1000).values()) == 0
+
+
+def test_gracious_notes_when_the_evaluator_disagrees_with_the_oracle() -> None:
+    stream = rooms("0: m1@r1; 1000: m2@r1")
+    ev = OxigraphWindowEvaluator(stream, IN_R1)
+    # an "expected" relation the query cannot produce on [0, 2000): the borders mean nothing
+    exp = expected_relations(expected_table({0: [(0, 2000, m("m1", "m9"))]}))[0]
+    act = result_relations(result_table([m("m1")]))
+    rep = window_metrics(
+        exp, act, content_change=False, allow_groups=False, gracious=Gracious(ev, R2S.RSTREAM)
+    )
+    assert any("does not reproduce the expected relation for 1 window" in n for n in rep.notes)
