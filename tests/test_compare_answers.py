@@ -220,22 +220,36 @@ def test_run_outputs_with_wrong_columns(tmp_path: Path) -> None:
 def test_pushed_records_give_a_time_map(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
+    # the recorder's layout (rsp_sdk.run.recorder): a warm-up batch, then three measured ones
     pushed = pa.table(
         {
-            "t_app_min_ms": [0, 1000, 2000],
-            "t_app_max_ms": [999, 1999, 2999],
-            "t_sys_ns": [10_000_000_000, 10_500_000_000, 11_000_000_000],
-            "count": [10, 10, 10],
+            "phase": ["warmup", "measure", "measure", "measure"],
+            "stream": ["s"] * 4,
+            "batch": [0, 0, 1, 2],
+            "count": [10, 10, 10, 10],
+            "t_app_min_ms": [0, 0, 1000, 2000],
+            "t_app_max_ms": [500, 900, 1900, 2900],
+            "t_due_ns": [None, None, None, None],
+            "t_sys_start_ns": [1_000_000_000, 10_000_000_000, 10_500_000_000, 11_000_000_000],
+            "t_sys_end_ns": [1_100_000_000, 10_010_000_000, 10_510_000_000, 11_020_000_000],
         }
     )
     pq.write_table(pushed, run / "pushed.parquet")
     table = read_pushed(run)
     assert table is not None
     tm = TimeMap.from_pushed(table)
-    # 1000 ms of application time took 500 ms of system time
-    assert tm.sys_ns_at(1500) == pytest.approx(10_750_000_000)
-    assert tm.sys_ns_at(3000) == pytest.approx(11_500_000_000)  # extrapolated at the run's pace
+    assert tm.start_sys_ns == 10_000_000_000  # the warm-up is not the stream
+    # the batch [1000, 1900] was pushed from 10.5 s to 10.51 s; 1950 lies between its end and
+    # the next batch's start (2000 at 11.0 s)
+    assert tm.sys_ns_at(1000) == pytest.approx(10_500_000_000)
+    assert tm.sys_ns_at(1900) == pytest.approx(10_510_000_000)
+    assert tm.sys_ns_at(1950) == pytest.approx(10_755_000_000)
+    # after the last point: the run's mean pace (1.02 s of system time for 2.9 s of app time)
+    assert tm.sys_ns_at(3900) == pytest.approx(11_020_000_000 + 1000 * 1.02e9 / 2900)
     assert tm.relative_ms(11_000_000_000) == pytest.approx(1000.0)
-    assert tm.end_sys_ns == 11_000_000_000
+    assert tm.end_sys_ns == 11_020_000_000
+    # the simplest layout, one (t_app_ms, t_sys_ns) point per batch, works too
+    simple = TimeMap.from_pushed(pa.table({"t_app_ms": [0, 1000], "t_sys_ns": [0, 500_000_000]}))
+    assert simple.sys_ns_at(500) == pytest.approx(250_000_000)
     with pytest.raises(InputError, match="lack the time columns"):
         TimeMap.from_pushed(pa.table({"t_sys_ns": [1]}))

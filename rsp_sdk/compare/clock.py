@@ -3,12 +3,14 @@
 YABench's delay compares when an engine *answered* with when the window *closed*, both on the
 system clock and relative to the start of the stream. The expected output only knows
 application time, so the run's feeder records tell us when each stretch of application time was
-pushed: ``pushed.parquet`` holds one row per batch with its system time (``t_sys_ns``,
-monotonic) and its application time (``t_app_ms``, or the first/last application time of the
-batch as ``t_app_min_ms``/``t_app_max_ms``). Between those points time is interpolated
-linearly (the feeder paces linearly between batches); before the first and after the last point
-it is extrapolated with the run's mean pace, because windows still close after the last batch
-(the end-of-input flush).
+pushed: ``pushed.parquet`` holds one row per batch (``rsp_sdk.run.recorder``): its application
+time range ``t_app_min_ms``/``t_app_max_ms`` and the system times ``t_sys_start_ns``/
+``t_sys_end_ns`` (monotonic) of the push call, plus a ``phase`` — only the measured phase counts,
+a warm-up stream is not the stream. (A single ``t_app_ms``/``t_sys_ns`` pair per batch works
+too.) Each batch gives two points, (first app time, push start) and (last app time, push end);
+between points time is interpolated linearly (the feeder paces linearly); before the first and
+after the last point it is extrapolated with the run's mean pace, because windows still close
+after the last batch (the end-of-input flush).
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rsp_sdk.errors import InputError
 
-APP_COLUMNS = ("t_app_ms", "t_app_min_ms", "t_app_first_ms", "t_app_start_ms")
+APP_START = ("t_app_min_ms", "t_app_ms")
+SYS_START = ("t_sys_start_ns", "t_sys_ns")
+MEASURED_PHASE = "measure"
 
 
 @dataclass(frozen=True)
@@ -49,17 +54,27 @@ class TimeMap:
     @classmethod
     def from_pushed(cls, table: pa.Table, *, source: Path | str = "pushed.parquet") -> TimeMap:
         """Build the map from a run's pushed-batch table (see module docstring for columns)."""
-        app_col = next((c for c in APP_COLUMNS if c in table.column_names), None)
-        if "t_sys_ns" not in table.column_names or app_col is None:
+        names = table.column_names
+        app_col = next((c for c in APP_START if c in names), None)
+        sys_col = next((c for c in SYS_START if c in names), None)
+        if app_col is None or sys_col is None:
             raise InputError(
                 "pushed records lack the time columns",
                 path=source,
-                text=", ".join(table.column_names),
-                expected=f"t_sys_ns and one of {list(APP_COLUMNS)}",
+                text=", ".join(names),
+                expected=f"one of {list(APP_START)} and one of {list(SYS_START)}",
             )
-        app = table.column(app_col).to_pylist()
-        sys = table.column("t_sys_ns").to_pylist()
-        points = [(x, y) for x, y in zip(app, sys, strict=True) if x is not None and y is not None]
+        if "phase" in names:
+            measured = table.filter(pc.equal(table.column("phase"), MEASURED_PHASE))
+            table = measured if measured.num_rows else table
+        pairs = [(app_col, sys_col)]
+        if "t_app_max_ms" in names and "t_sys_end_ns" in names:
+            pairs.append(("t_app_max_ms", "t_sys_end_ns"))
+        points: list[tuple[int, int]] = []
+        for app_name, sys_name in pairs:
+            app = table.column(app_name).to_pylist()
+            sys = table.column(sys_name).to_pylist()
+            points += [(x, y) for x, y in zip(app, sys, strict=True) if None not in (x, y)]
         if not points:
             raise InputError("pushed records hold no batch", path=source)
         return cls.from_points([p[0] for p in points], [p[1] for p in points])
