@@ -44,3 +44,27 @@ def run_rsp(
             f"rsp {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
         )
     return proc
+
+
+def _java_tools_missing() -> str | None:
+    missing = [t for t in ("java", "javac", "mvn") if shutil.which(t) is None]
+    if missing:
+        return (
+            f"{', '.join(missing)} not installed: the JVM runtimes need a JDK 17 and Maven "
+            "(Debian: apt-get install openjdk-17-jdk-headless maven)"
+        )
+    return None
+
+
+@pytest.fixture(scope="session")
+def toy_cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A provisioning cache holding the Java test engine, added the way users add engines."""
+    reason = _java_tools_missing()
+    if reason:
+        pytest.skip(reason)
+    from rsp_sdk.engine.provision import ProvisionCache
+    from tests.fixtures.build import provision_toy_java
+
+    cache = ProvisionCache(tmp_path_factory.mktemp("rsp-cache"))
+    provision_toy_java(cache)
+    return cache

@@ -104,3 +104,70 @@ def test_content_change_profiles() -> None:
         emits_empty_relations=False,
     )
     assert is_content_change(cqels) and not is_content_change(CSPARQL_LIKE)
+
+
+def test_check_a_run_written_by_the_recorder(tmp_path: Path) -> None:
+    from rsp_sdk.engine.session import ResultEvent
+    from rsp_sdk.run.recorder import RunRecorder
+
+    rec = RunRecorder(tmp_path / "run", {"what": "test"}, flush_interval_s=0.0)
+    for k in range(3):  # real time: app [1000k, 1000k + 999] pushed at 50 s + k s
+        rec.pushed(
+            phase="measure",
+            stream="http://ex.org/s",
+            batch=k,
+            count=7,
+            t_app_min_ms=1000 * k,
+            t_app_max_ms=1000 * k + 999,
+            t_due_ns=None,
+            t_sys_start_ns=50 * S + k * S,
+            t_sys_end_ns=50 * S + k * S + 1_000_000,
+        )
+    ex = "<http://example.org/{}>"
+    dbl = '"{}"^^<http://www.w3.org/2001/XMLSchema#double>'
+    rec.outputs(
+        [
+            ResultEvent(
+                "q", 51 * S + 5_000_000, None, ("x", "v"), ((ex.format("a"), dbl.format("1.0e0")),)
+            ),
+            ResultEvent("q", 52 * S + 9_000_000, None, ("x", "v"), ()),
+        ]
+    )
+    rec.finish("ok")
+    run = tmp_path / "run"
+    expected = expected_table(
+        {
+            0: [
+                (
+                    0,
+                    1000,
+                    [
+                        {
+                            "x": {"type": "uri", "value": "http://example.org/a"},
+                            "v": {
+                                "type": "literal",
+                                "value": "1",
+                                "datatype": "http://www.w3.org/2001/XMLSchema#integer",
+                            },
+                        }
+                    ],
+                ),
+                (1000, 2000, []),
+            ]
+        }
+    )
+    pushed = read_pushed(run)
+    assert pushed is not None
+    result = check(
+        expected,
+        load_answers(run),
+        CSPARQL_LIKE,
+        R2S.RSTREAM,
+        metrics=Metrics.YABENCH,
+        time_map=TimeMap.from_pushed(pushed, source=run / PUSHED_FILE),
+    )
+    assert result.correct and result.t0 == 0  # 1.0e0 (double) = 1 (integer); empty = empty
+    assert result.yabench is not None
+    # windows close at app 1000 / 2000 = sys 51 s / 52 s
+    assert [w.delay_ms for w in result.yabench.windows] == pytest.approx([5.0, 9.0])
+    assert result.yabench.final_result_arrival_ms == pytest.approx(9.0 - 1.0)

@@ -7,13 +7,18 @@ from pathlib import Path
 from typing import Annotated
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
+from rsp_sdk.streams.generators.assemble import Generated
 from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
+from rsp_sdk.streams.generators.social import SocialParams, generate_social
+from rsp_sdk.streams.generators.water import WaterParams, generate_water
 from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
-from rsp_sdk.streams.io import write_stream
+from rsp_sdk.streams.io import write_static, write_stream
+from rsp_sdk.util.atomic import atomic_path
 
 app = typer.Typer(
     help="Generate reproducible streams: same parameters and seed, same bytes.",
@@ -23,6 +28,14 @@ app = typer.Typer(
 Out = Annotated[Path, typer.Option("--output", "-o", help="output Parquet file")]
 Json = Annotated[bool, typer.Option("--json", help="print a JSON summary")]
 StreamIri = Annotated[str, typer.Option("--stream", help="IRI naming the stream")]
+StaticOut = Annotated[
+    Path | None,
+    typer.Option(
+        "--static-output",
+        help="static-data Parquet file (default: OUT with .static.parquet for .parquet)",
+    ),
+]
+Seed = Annotated[int, typer.Option(help="seed of the PCG64 generator")]
 
 
 def _finish(table: pa.Table, meta: StreamMeta, out: Path, started: float, as_json: bool) -> None:
@@ -96,3 +109,198 @@ def rooms(
     params = RoomsParams(description=text, namespace=namespace, stream=stream)
     table, meta = generate_rooms(params, source=file or "<description>")
     _finish(table, meta, out, started, as_json)
+
+
+def static_path_for(out: Path) -> Path:
+    """Default static-data file next to the stream file: a.parquet -> a.static.parquet."""
+    if out.suffix == ".parquet":
+        return out.with_suffix(".static.parquet")
+    return out.with_name(out.name + ".static.parquet")
+
+
+def _finish_with_static(
+    gen: Generated, out: Path, static_out: Path | None, started: float, as_json: bool
+) -> None:
+    """Write streams and static data; a failure leaves neither file half-written."""
+    static_path = static_out if static_out is not None else static_path_for(out)
+    if static_path.resolve() == out.resolve():
+        raise typer.BadParameter("--static-output must differ from --output")
+    static_meta = gen.meta.model_copy(update={"streams": []})
+    with atomic_path(out) as tmp_stream, atomic_path(static_path) as tmp_static:
+        write_stream(gen.stream, tmp_stream, gen.meta)
+        write_static(gen.static, tmp_static, static_meta)
+    elapsed = time.perf_counter() - started
+    total = gen.stream.num_rows + gen.static.num_rows
+    rate = total / elapsed if elapsed > 0 else float("inf")
+    counts = pc.value_counts(gen.stream.column("stream"))
+    per_stream = {
+        v.as_py(): c.as_py() for v, c in zip(counts.field(0), counts.field(1), strict=True)
+    }
+    if as_json:
+        emit_json(
+            {
+                "output": str(out),
+                "static_output": str(static_path),
+                "triples": gen.stream.num_rows,
+                "static_triples": gen.static.num_rows,
+                "streams": {iri: per_stream.get(iri, 0) for iri in gen.meta.streams},
+                "seconds": elapsed,
+                "triples_per_s": rate,
+                "parameters": gen.meta.parameters,
+            }
+        )
+    else:
+        console.print(
+            f"wrote {gen.stream.num_rows:,} triples in {len(gen.meta.streams)} stream(s) to {out}"
+            f" and {gen.static.num_rows:,} static triples to {static_path}"
+            f" in {elapsed:.2f} s ({rate:,.0f} triples/s)"
+        )
+
+
+_SOCIAL = SocialParams()
+
+
+@app.command("social")
+def social(
+    out: Out,
+    static_out: StaticOut = None,
+    users: Annotated[int, typer.Option(help="users in the network")] = _SOCIAL.users,
+    period: Annotated[int, typer.Option(help="length of the streams in ms")] = _SOCIAL.period_ms,
+    start: Annotated[
+        str | None, typer.Option(help="wall-clock time of t=0 (default 2010-01-01T00:00:00Z)")
+    ] = None,
+    seed: Seed = _SOCIAL.seed,
+    max_posts_per_week: Annotated[
+        float, typer.Option(help="posts per user per week at full activity")
+    ] = _SOCIAL.max_posts_per_week,
+    max_comments_per_week: Annotated[
+        float, typer.Option(help="comments per user per week at full activity")
+    ] = _SOCIAL.max_comments_per_week,
+    max_likes_per_week: Annotated[
+        float, typer.Option(help="likes (posts and photos) per user per week at full activity")
+    ] = _SOCIAL.max_likes_per_week,
+    max_photos_per_week: Annotated[
+        float, typer.Option(help="photos per user per week at full activity")
+    ] = _SOCIAL.max_photos_per_week,
+    max_gps_sessions_per_week: Annotated[
+        float, typer.Option(help="GPS sessions (1-10 fixes, 5 s apart) per user per week")
+    ] = _SOCIAL.max_gps_sessions_per_week,
+    gps_users: Annotated[
+        float, typer.Option(help="share of users who share GPS positions")
+    ] = _SOCIAL.gps_users,
+    max_user_tags: Annotated[
+        int, typer.Option(help="most friends tagged on one photo")
+    ] = _SOCIAL.max_user_tags,
+    p_location: Annotated[
+        float, typer.Option(help="share of friendships drawn among users of one city")
+    ] = _SOCIAL.p_location,
+    p_university: Annotated[
+        float, typer.Option(help="share of friendships drawn among users of one university")
+    ] = _SOCIAL.p_university,
+    p_interest: Annotated[
+        float, typer.Option(help="share of friendships drawn among users sharing an interest")
+    ] = _SOCIAL.p_interest,
+    min_friends: Annotated[int, typer.Option(help="smallest target degree")] = (
+        _SOCIAL.min_friends
+    ),
+    max_friends: Annotated[int, typer.Option(help="largest target degree")] = (_SOCIAL.max_friends),
+    degree_exponent: Annotated[
+        float, typer.Option(help="power-law exponent of the degree distribution")
+    ] = _SOCIAL.degree_exponent,
+    activity_exponent: Annotated[
+        float, typer.Option(help="Pareto exponent of per-user activity (smaller: more skewed)")
+    ] = _SOCIAL.activity_exponent,
+    cities: Annotated[int, typer.Option(help="cities users live in")] = _SOCIAL.cities,
+    stream_prefix: Annotated[
+        str, typer.Option(help="prefix of the five stream IRIs (…poststream, …gpsstream)")
+    ] = _SOCIAL.stream_prefix,
+    as_json: Json = False,
+) -> None:
+    """LSBench-like social network: profiles and friendships (static), posts/comments, likes,
+    photos with user tags and GPS positions (five streams)."""
+    started = time.perf_counter()
+    params = SocialParams.model_validate(
+        {
+            "users": users,
+            "period_ms": period,
+            **({"start": start} if start is not None else {}),
+            "seed": seed,
+            "max_posts_per_week": max_posts_per_week,
+            "max_comments_per_week": max_comments_per_week,
+            "max_likes_per_week": max_likes_per_week,
+            "max_photos_per_week": max_photos_per_week,
+            "max_gps_sessions_per_week": max_gps_sessions_per_week,
+            "gps_users": gps_users,
+            "max_user_tags": max_user_tags,
+            "p_location": p_location,
+            "p_university": p_university,
+            "p_interest": p_interest,
+            "min_friends": min_friends,
+            "max_friends": max_friends,
+            "degree_exponent": degree_exponent,
+            "activity_exponent": activity_exponent,
+            "cities": cities,
+            "stream_prefix": stream_prefix,
+        }
+    )
+    with console.status("generating …", spinner="dots"):
+        gen = generate_social(params)
+        _finish_with_static(gen, out, static_out, started, as_json)
+
+
+_WATER = WaterParams()
+
+
+@app.command("water")
+def water(
+    out: Out,
+    static_out: StaticOut = None,
+    sensors: Annotated[int, typer.Option(help="sensors in the static data")] = _WATER.sensors,
+    messages: Annotated[
+        int | None, typer.Option(help="messages per stream (default 10000)")
+    ] = None,
+    duration: Annotated[
+        int | None, typer.Option(help="stream length in ms, instead of --messages")
+    ] = None,
+    rate: Annotated[int, typer.Option(help="triples per second in each stream")] = _WATER.rate,
+    tags: Annotated[int, typer.Option(help="tags per observation")] = _WATER.tags,
+    chlorine_every: Annotated[
+        int, typer.Option(help="message c is a chlorine observation iff c % N == 0")
+    ] = _WATER.chlorine_every,
+    streams: Annotated[
+        int, typer.Option(help="parallel streams with the same content")
+    ] = _WATER.streams,
+    sectors: Annotated[
+        int | None, typer.Option(help="sectors to spread sensors over (default one each)")
+    ] = None,
+    linked_observations: Annotated[
+        int | None,
+        typer.Option(help="observations linked to their sensor in the static data (default all)"),
+    ] = None,
+    seed: Seed = _WATER.seed,
+    namespace: Annotated[str, typer.Option(help="namespace of all terms")] = _WATER.namespace,
+    stream: Annotated[
+        str, typer.Option("--stream", help="stream IRI (with --streams N: IRI1 … IRIN)")
+    ] = _WATER.stream,
+    as_json: Json = False,
+) -> None:
+    """Ren et al. 2016 water network: flow observations with tags, a chlorine observation every
+    50 messages, static sensor data (label, manufacturer, sector)."""
+    started = time.perf_counter()
+    params = WaterParams(
+        sensors=sensors,
+        messages=messages,
+        duration_ms=duration,
+        rate=rate,
+        tags=tags,
+        chlorine_every=chlorine_every,
+        streams=streams,
+        sectors=sectors,
+        linked_observations=linked_observations,
+        seed=seed,
+        namespace=namespace,
+        stream=stream,
+    )
+    with console.status("generating …", spinner="dots"):
+        gen = generate_water(params)
+        _finish_with_static(gen, out, static_out, started, as_json)

@@ -1,2 +1,49 @@
-"""Runtimes carry an engine driver: in-process JVM (jpype), JVM subprocess (py4j), container
-(docker) or any program speaking JSON lines (subprocess). One interface, interchangeable per run."""
+"""Runtimes carry an engine driver: JVM in a JPype worker (jpype), JVM subprocess with our bridge
+server (py4j), container (docker, later) or any program speaking JSON lines (subprocess). One
+interface (``rsp_sdk.runtime.base.Runtime``), interchangeable per run; look them up by name here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rsp_sdk.runtime.base import Runtime
+
+_FACTORIES: dict[str, Callable[[], Runtime]] = {}
+
+
+def register_runtime(name: str, factory: Callable[[], Runtime]) -> None:
+    """Make a runtime available by name (the Docker runtime and third parties use this)."""
+    _FACTORIES[name] = factory
+
+
+def _builtin() -> None:
+    from rsp_sdk.runtime.jpype import JPypeRuntime
+    from rsp_sdk.runtime.py4j import Py4JRuntime
+    from rsp_sdk.runtime.subprocess import SubprocessRuntime
+
+    _FACTORIES.setdefault("jpype", JPypeRuntime)
+    _FACTORIES.setdefault("py4j", Py4JRuntime)
+    _FACTORIES.setdefault("subprocess", SubprocessRuntime)
+
+
+def runtime_names() -> list[str]:
+    _builtin()
+    return sorted(_FACTORIES)
+
+
+def get_runtime(name: str) -> Runtime:
+    """A fresh runtime object by name (``jpype``, ``py4j``, ``subprocess`` …)."""
+    _builtin()
+    try:
+        return _FACTORIES[name]()
+    except KeyError:
+        raise ValueError(
+            f"unknown runtime {name!r}; known runtimes: {', '.join(sorted(_FACTORIES))}"
+        ) from None
+
+
+def runtimes_for(kind: str) -> list[str]:
+    """Names of the runtimes that can carry a driver of ``kind`` ("jvm" or "process")."""
+    _builtin()
+    return sorted(n for n, f in _FACTORIES.items() if kind in f().supports)

@@ -36,9 +36,31 @@ Verbs (same names in Java, JSON lines and here):
     Linux, also inside containers). An event with no rows is an empty relation.
 ``stats() -> dict``
     JVM drivers: ``heap_used``, ``heap_committed``, ``gc_count``, ``gc_time_ms``, ``threads``
-    from the MXBeans; other drivers may return ``{}``.
+    from the MXBeans; other drivers may return ``{}``. The only verb that may be called while
+    another is in flight (the sampler asks during long pushes): JVM runtimes serve it on a
+    bridge-side thread; the subprocess runtime answers ``{}`` rather than wait.
 ``close()``
     Stop the engine and release everything it holds.
+
+Java side: ``EngineDriver.open(configJson, workdir, ResultBuffer results)`` receives the buffer
+its observers append result events to (``poll`` and ``stats`` are served by the bridge, not the
+driver); ``push(streamIri, byte[] packed, int offset, int length)``; ``Packed.forEach`` parses a
+batch. JSON-lines side (``rsp_sdk.runtime.subprocess``): one request object per line
+``{"id", "verb", "args"}``, one response ``{"id", "ok": true, "result"}`` or ``{"id", "ok":
+false, "error", "trace"}``; ``push`` args are ``[stream_iri, packed_text]``; ``poll`` returns a
+list of event objects in the form above.
+
+Failure and cleanup rules every runtime keeps:
+
+* a verb that fails inside the engine raises ``EngineError`` (engine message + trace) and the
+  engine stays usable;
+* the host process dying raises ``EngineCrashed`` (exit code / signal, log tail); a verb
+  missing its timeout raises ``EngineTimeout`` and the host is killed at once. After either,
+  the channel is *dead*: every later call raises the same kind of error;
+* the host runs in its own process group with its stdin as a *lifeline*: it exits when stdin
+  reaches EOF, so the engine dies with its parent even when the parent is SIGKILLed;
+* ``close``/``kill`` leave nothing running: the process group and every descendant are killed,
+  and with them every port the host listened on.
 """
 
 from __future__ import annotations

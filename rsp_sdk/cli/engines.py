@@ -1,0 +1,107 @@
+"""``rsp engines …``: list adapters, provision their Maven Central dependencies and user-supplied
+engine artifacts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.engine.provision import ProvisionCache
+from rsp_sdk.engine.registry import get_adapter, list_adapters
+from rsp_sdk.errors import RspError
+
+app = typer.Typer(
+    help="Engine adapters: list them, fetch their dependencies, add engine artifacts.",
+    no_args_is_help=True,
+)
+
+CacheOpt = Annotated[
+    Path | None,
+    typer.Option("--cache", help="provisioning cache (default $RSP_CACHE or ~/.cache/rsp-sdk)"),
+]
+
+
+def _cache(path: Path | None) -> ProvisionCache:
+    return ProvisionCache(path)
+
+
+def _manifest(name: str):  # type: ignore[no-untyped-def]
+    adapter = get_adapter(name)
+    manifest_fn = getattr(adapter, "manifest", None)
+    manifest = manifest_fn() if callable(manifest_fn) else None
+    if manifest is None:
+        raise RspError(f"engine {name} has no provisioning manifest: nothing to fetch or add")
+    return manifest
+
+
+@app.command("list")
+def list_(
+    cache: CacheOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Every adapter found (entry points, $RSP_ADAPTERS), its runtimes and provisioning state."""
+    rows = list_adapters(_cache(cache))
+    if as_json:
+        emit_json([r.model_dump(mode="json") for r in rows])
+        return
+    t = Table(title="engines")
+    for col in ("engine", "version", "driver", "runtimes", "provisioned", "origin"):
+        t.add_column(col)
+    for r in rows:
+        if r.error:
+            t.add_row(r.name, "", "", "", f"[red]load error: {r.error}[/]", r.origin)
+            continue
+        state = "[green]yes[/]" if r.provisioned else "[yellow]no[/]: " + "; ".join(r.missing)
+        t.add_row(r.name, r.version, r.driver_kind, ", ".join(r.runtimes), state, r.origin)
+    if not rows:
+        console.print("no engine adapters installed (see README: adapters, RSP_ADAPTERS)")
+        return
+    console.print(t)
+
+
+@app.command("fetch")
+def fetch(
+    name: Annotated[str, typer.Argument(help="engine name")],
+    cache: CacheOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Resolve the engine's pinned Maven Central dependencies into the cache (sha256-checked)."""
+    manifest = _manifest(name)
+    c = _cache(cache)
+    with console.status(f"resolving {len(manifest.dependencies)} dependencies with Maven …"):
+        paths = c.fetch(manifest)
+    missing = c.missing(manifest)
+    if as_json:
+        emit_json({"engine": name, "dependencies": [str(p) for p in paths], "missing": missing})
+        return
+    console.print(f"{name}: {len(paths)} dependencies verified in {c.engine_dir(name) / 'deps'}")
+    for m in missing:
+        console.print(f"  still missing: {m}")
+
+
+@app.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="engine name")],
+    paths: Annotated[list[Path], typer.Argument(help="engine jar(s) or folder")],
+    cache: CacheOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Record user-supplied engine artifacts (jars or a folder) with their sha256."""
+    manifest = _manifest(name)
+    c = _cache(cache)
+    records = c.add(manifest, paths)
+    missing = c.missing(manifest)
+    if as_json:
+        emit_json({"engine": name, "artifacts": records, "missing": missing})
+        return
+    for r in records:
+        note = "[green]known build[/]" if r["verified"] else "[yellow]unknown build[/] (recorded)"
+        console.print(f"{name}: {r['file']} sha256 {r['sha256']} {note}")
+    for m in missing:
+        console.print(f"  still missing: {m}")
+    if not missing:
+        console.print(f"{name} is ready to run")

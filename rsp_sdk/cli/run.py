@@ -1,0 +1,126 @@
+"""``rsp run``: one engine × query × stream run, recorded in a run directory."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.engine.session import Timeouts
+from rsp_sdk.errors import InputError
+from rsp_sdk.run.feeder import FeederConfig, PacingMode
+from rsp_sdk.run.runner import RunRequest, RunSummary, run
+
+
+def _engine_config(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    raw = Path(text[1:]).read_text() if text.startswith("@") else text
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"--engine-config is not JSON: {exc}", text=raw, expected="a JSON object or @file.json"
+        ) from None
+    if not isinstance(value, dict):
+        raise InputError("--engine-config must be a JSON object", text=raw)
+    return value
+
+
+def run_command(
+    engine: Annotated[str, typer.Option("--engine", "-e", help="engine adapter name")],
+    runtime: Annotated[str, typer.Option("--runtime", "-r", help="jpype | py4j | subprocess …")],
+    query: Annotated[Path, typer.Option("--query", "-q", help="QuerySpec .json, RSP-QL, or --raw")],
+    stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="new run directory")],
+    rate: Annotated[float | None, typer.Option(help="target rate, triples/s (app-time)")] = None,
+    time_scale: Annotated[
+        float | None, typer.Option(help="application ms per system ms (app-time)")
+    ] = None,
+    mode: Annotated[PacingMode, typer.Option(help="pacing")] = PacingMode.APP_TIME,
+    limit: Annotated[int | None, typer.Option(help="afap: triples to push")] = None,
+    batch_size: Annotated[int, typer.Option(help="max triples per batch")] = 10_000,
+    warmup: Annotated[Path | None, typer.Option(help="warm-up stream pushed first")] = None,
+    warmup_rate: Annotated[float | None, typer.Option(help="warm-up rate, triples/s")] = None,
+    raw: Annotated[bool, typer.Option("--raw", help="query file is in the engine's dialect")] = (
+        False
+    ),
+    engine_config: Annotated[
+        str | None, typer.Option(help="engine config JSON (or @file.json) passed to open")
+    ] = None,
+    flush_ms: Annotated[
+        int | None, typer.Option(help="advance time this far past the last triple at the end")
+    ] = None,
+    push_timeout: Annotated[float, typer.Option(help="seconds a push may take")] = 300.0,
+    verb_timeout: Annotated[float, typer.Option(help="seconds other verbs may take")] = 60.0,
+    sample_interval: Annotated[float, typer.Option(help="sampler period, seconds")] = 0.5,
+    drain_quiet: Annotated[
+        float, typer.Option(help="end when no result came for this many seconds")
+    ] = 2.0,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
+) -> None:
+    """Run an engine on a stream and record pushes, results, samples and logs in OUTPUT."""
+    request = RunRequest(
+        engine=engine,
+        runtime=runtime,
+        query=query,
+        raw_query=raw,
+        stream=stream,
+        output=output,
+        warmup=warmup,
+        feeder=FeederConfig(
+            mode=mode,
+            rate=rate,
+            time_scale=time_scale,
+            limit=limit,
+            batch_size=batch_size,
+            warmup_rate=warmup_rate,
+        ),
+        engine_config=_engine_config(engine_config),
+        timeouts=Timeouts(push=push_timeout, verb=verb_timeout, poll=verb_timeout),
+        sample_interval_s=sample_interval,
+        drain_quiet_s=drain_quiet,
+        flush_ms=flush_ms,
+    )
+    try:
+        summary = _run(request, engine, runtime, as_json)
+    except KeyboardInterrupt:
+        console.print(f"[red]interrupted[/]: the engine was stopped; partial results in {output}")
+        sys.exit(130)
+    if as_json:
+        emit_json(summary)
+    else:
+        colour = "green" if summary.state == "ok" else "red"
+        console.print(
+            f"[{colour}]{summary.state}[/]: {summary.triples_pushed:,} triples in "
+            f"{summary.batches_pushed} batches, {summary.result_events} result events "
+            f"({summary.result_rows} rows), {summary.samples} samples → {summary.run_dir}"
+        )
+        if summary.error:
+            console.print(f"[red]error:[/] {summary.error}", highlight=False)
+    if summary.state != "ok":
+        sys.exit(1)
+
+
+def _run(request: RunRequest, engine: str, runtime: str, as_json: bool) -> RunSummary:
+    if as_json:
+        return run(request)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,} triples"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(f"{engine}@{runtime}", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return run(request, progress=progress)

@@ -1,0 +1,128 @@
+"""The adapter protocol: everything the SDK needs to know about one engine.
+
+An adapter *describes* an engine — its name and version, its SECRET ``profile``, its
+``capabilities``, how to ``render`` a ``QuerySpec`` into the engine's dialect, and the
+``driver`` (a ``JvmDriver`` class + classpath from the provisioning cache, or a JSON-lines
+``ProcessDriver`` program) — and never drives it: ``EngineSession`` does that once for all
+adapters, over whichever runtime the run picked. Third parties implement ``Adapter`` (usually by
+subclassing ``BaseAdapter``) and register it under the ``rsp_sdk.adapters`` entry-point group;
+the conformance kit (``rsp_sdk.testing``) proves it honours the protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from rsp_sdk.engine.capabilities import Capabilities
+from rsp_sdk.model.profile import Profile
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.runtime.base import DriverSpec, Runtime
+
+if TYPE_CHECKING:
+    from rsp_sdk.engine.provision import Manifest, ProvisionCache
+    from rsp_sdk.engine.session import EngineSession, Timeouts
+
+DriverKind = Literal["jvm", "process"]
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    name: str
+    version: str
+    profile: Profile
+    capabilities: Capabilities
+    driver_kind: DriverKind
+
+    def render(self, query: QuerySpec) -> str:
+        """The query in the engine's own dialect (RSP-QL → C-SPARQL, CQELS-QL, …)."""
+        ...
+
+    def driver(self, cache: ProvisionCache | None = None) -> DriverSpec:
+        """The driver to launch, built from the provisioning cache (``MissingArtifact`` when
+        the engine's files are not there yet)."""
+        ...
+
+    def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:
+        """What still has to be provisioned (empty: ready to run)."""
+        ...
+
+    def open(
+        self,
+        runtime: Runtime,
+        workdir: Path,
+        *,
+        config: Mapping[str, Any] | None = None,
+        timeouts: Timeouts | None = None,
+        log_dir: Path | None = None,
+        cache: ProvisionCache | None = None,
+    ) -> EngineSession:
+        """Start the engine on ``runtime``: an open ``EngineSession`` (a context manager)."""
+        ...
+
+
+class BaseAdapter:
+    """Convenience base: set the class attributes, implement ``render`` and ``driver``.
+
+    With a ``manifest`` (TOML next to the adapter, see ``rsp_sdk.engine.provision``), a JVM
+    adapter's ``driver`` can simply return ``self.jvm_driver(cache)``: classpath, JVM flags,
+    system properties and driver class all come from the manifest and the cache.
+    """
+
+    name: str
+    version: str
+    profile: Profile
+    capabilities: Capabilities
+    driver_kind: DriverKind
+    manifest_path: Path | None = None
+
+    def render(self, query: QuerySpec) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not render QuerySpecs")
+
+    def driver(self, cache: ProvisionCache | None = None) -> DriverSpec:
+        return self.jvm_driver(cache)
+
+    def manifest(self) -> Manifest | None:
+        from rsp_sdk.engine.provision import load_manifest
+
+        return load_manifest(self.manifest_path) if self.manifest_path else None
+
+    def jvm_driver(self, cache: ProvisionCache | None = None) -> DriverSpec:
+        from rsp_sdk.engine.provision import ProvisionCache
+        from rsp_sdk.runtime.base import JvmDriver
+
+        manifest = self.manifest()
+        if manifest is None:
+            raise NotImplementedError(f"{type(self).__name__} has no manifest: override driver()")
+        cache = cache or ProvisionCache()
+        return JvmDriver(
+            driver_class=manifest.jvm.driver_class,
+            classpath=cache.classpath(manifest),
+            jvm_flags=list(manifest.jvm.flags),
+            system_properties=dict(manifest.jvm.properties),
+        )
+
+    def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:
+        from rsp_sdk.engine.provision import ProvisionCache
+
+        manifest = self.manifest()
+        if manifest is None:
+            return []
+        return (cache or ProvisionCache()).missing(manifest)
+
+    def open(
+        self,
+        runtime: Runtime,
+        workdir: Path,
+        *,
+        config: Mapping[str, Any] | None = None,
+        timeouts: Timeouts | None = None,
+        log_dir: Path | None = None,
+        cache: ProvisionCache | None = None,
+    ) -> EngineSession:
+        from rsp_sdk.engine.session import EngineSession
+
+        return EngineSession.start(
+            self, runtime, workdir, config=config, timeouts=timeouts, log_dir=log_dir, cache=cache
+        )

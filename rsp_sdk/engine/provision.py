@@ -1,0 +1,451 @@
+"""Provisioning: from an adapter's manifest to a classpath, with every file's sha256 checked.
+
+No registry serves the seed engines (see ENGINES.md), so an engine is assembled from two kinds of
+files, described by a TOML *manifest* next to its adapter:
+
+* pinned **Maven Central dependencies** (``group:artifact:version[:classifier]`` + sha256), which
+  ``rsp engines fetch NAME`` resolves with Maven — exactly those jars, no transitive surprises —
+  and copies into the cache after checking each sha256;
+* the engine's own **artifacts** (its jar(s), or a folder of Prolog sources) that the user
+  supplies with ``rsp engines add NAME PATH…``; their sha256 is recorded and compared with the
+  builds the manifest knows;
+
+plus the adapter's **glue** (Java driver sources that must compile against the engine's jars),
+compiled with ``javac`` into the cache once everything is there. Cache layout::
+
+    $RSP_CACHE/engines/NAME/deps/*.jar          verified Maven Central jars
+    $RSP_CACHE/engines/NAME/artifacts/FILE      user-supplied engine files (jar or folder)
+    $RSP_CACHE/engines/NAME/glue/HASH/          compiled glue (HASH: sources + classpath)
+    $RSP_CACHE/engines/NAME/lock.json           what is there, with sha256 and provenance
+
+Manifest (TOML)::
+
+    [engine]
+    name = "csparql"
+    version = "0.9.7"
+    upstream = "https://github.com/streamreasoning/CSPARQL-engine"   # where the source lives
+    source = "f1866cb9"                                               # commit / release
+
+    [[artifact]]
+    file = "csparql-engine-0.9.7.jar"        # name in the cache
+    match = ["csparql*engine*.jar"]          # names accepted by `rsp engines add` (globs)
+    sha256 = ["…"]                           # known builds (others are recorded as unverified)
+    where = "build of streamreasoning/CSPARQL-engine, or CityBench/Benchmark lib/"
+
+    [[dependency]]
+    coords = "com.espertech:esper:4.9.0"
+    sha256 = "…"
+
+    [jvm]
+    driver_class = "org.rspsdk.adapters.csparql.CsparqlDriver"
+    flags = ["--add-opens", "java.base/java.lang=ALL-UNNAMED"]
+    properties = {}
+
+    [glue]
+    sources = "glue"                          # folder of .java files, relative to the manifest
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.runtime.bridge import bridge_classpath, cache_root, file_lock, run_maven
+
+
+class MissingArtifact(RspError):
+    """An engine file is not in the cache: says which, where upstream keeps it, and the command
+    that adds it."""
+
+
+class EngineInfo(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    version: str = ""
+    upstream: str = ""
+    source: str = ""
+    notes: str = ""
+
+
+class ArtifactSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str = Field(description="file or folder name in the cache")
+    match: list[str] = Field(default_factory=list, description="globs accepted by `engines add`")
+    sha256: list[str] = Field(default_factory=list, description="known builds")
+    where: str = Field(default="", description="where upstream keeps it")
+    required: bool = True
+
+    @field_validator("sha256", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: object) -> object:
+        return [v] if isinstance(v, str) else v
+
+    def accepts(self, filename: str) -> bool:
+        return any(fnmatch.fnmatch(filename, pat) for pat in (self.match or [self.file]))
+
+
+class Dependency(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    coords: str = Field(pattern=r"^[^:\s]+:[^:\s]+:[^:\s]+(:[^:\s]+)?$")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @property
+    def parts(self) -> tuple[str, str, str, str | None]:
+        bits = self.coords.split(":")
+        return bits[0], bits[1], bits[2], (bits[3] if len(bits) > 3 else None)
+
+    @property
+    def jar_name(self) -> str:
+        _, artifact, version, classifier = self.parts
+        return f"{artifact}-{version}" + (f"-{classifier}" if classifier else "") + ".jar"
+
+
+class JvmSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    driver_class: str = ""
+    flags: list[str] = Field(default_factory=list)
+    properties: dict[str, str] = Field(default_factory=dict)
+
+
+class GlueSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sources: str = Field(description="folder of Java sources, relative to the manifest")
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    engine: EngineInfo
+    artifacts: list[ArtifactSpec] = Field(default_factory=list, alias="artifact")
+    dependencies: list[Dependency] = Field(default_factory=list, alias="dependency")
+    jvm: JvmSettings = Field(default_factory=JvmSettings)
+    glue: GlueSettings | None = None
+    path: Path | None = Field(default=None, exclude=True, description="where it was read from")
+
+    @property
+    def name(self) -> str:
+        return self.engine.name
+
+    def glue_dir(self) -> Path | None:
+        if self.glue is None:
+            return None
+        base = self.path.parent if self.path else Path.cwd()
+        return (base / self.glue.sources).resolve()
+
+
+def load_manifest(path: Path | str) -> Manifest:
+    """Read and validate a manifest; bad TOML or fields raise InputError naming the file."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("manifest not found", path=path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"invalid TOML: {exc}", path=path, expected="a TOML manifest") from exc
+    try:
+        return Manifest.model_validate({**raw, "path": path.resolve()})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(
+            f"invalid manifest field {where}: {first['msg']}",
+            path=path,
+            text=str(first.get("input"))[:200],
+            expected="see rsp_sdk.engine.provision for the manifest format",
+        ) from exc
+
+
+def sha256_of(path: Path) -> str:
+    """sha256 of a file, or of a folder (sorted relative paths and file contents)."""
+    h = hashlib.sha256()
+    if path.is_dir():
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            h.update(str(f.relative_to(path)).encode() + b"\0")
+            h.update(sha256_of(f).encode() + b"\0")
+        return h.hexdigest()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class ProvisionCache:
+    """The engines part of ``$RSP_CACHE``."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else cache_root()
+
+    def engine_dir(self, name: str) -> Path:
+        return self.root / "engines" / name
+
+    # ---- lock file -----------------------------------------------------------------------
+
+    def lock(self, name: str) -> dict[str, dict[str, dict[str, object]]]:
+        path = self.engine_dir(name) / "lock.json"
+        if not path.exists():
+            return {"artifacts": {}, "dependencies": {}}
+        data: dict[str, dict[str, dict[str, object]]] = json.loads(path.read_text())
+        return data
+
+    def _write_lock(self, name: str, lock: dict[str, dict[str, dict[str, object]]]) -> None:
+        from rsp_sdk.util.atomic import atomic_path
+
+        with atomic_path(self.engine_dir(name) / "lock.json") as tmp:
+            tmp.write_text(json.dumps(lock, indent=2, sort_keys=True) + "\n")
+
+    # ---- status ----------------------------------------------------------------------------
+
+    def missing(self, manifest: Manifest) -> list[str]:
+        """Human-readable list of what is not provisioned yet (empty: ready)."""
+        out: list[str] = []
+        deps = self.engine_dir(manifest.name) / "deps"
+        gone = [d.coords for d in manifest.dependencies if not (deps / d.jar_name).exists()]
+        if gone:
+            out.append(
+                f"{len(gone)} Maven Central dependencies (run: rsp engines fetch {manifest.name})"
+            )
+        arts = self.engine_dir(manifest.name) / "artifacts"
+        for a in manifest.artifacts:
+            if a.required and not (arts / a.file).exists():
+                out.append(f"{a.file} (run: rsp engines add {manifest.name} PATH/{a.file})")
+        return out
+
+    def require(self, manifest: Manifest) -> None:
+        """Raise ``MissingArtifact`` for the first missing file, with how to get it."""
+        deps = self.engine_dir(manifest.name) / "deps"
+        gone = [d.coords for d in manifest.dependencies if not (deps / d.jar_name).exists()]
+        if gone:
+            raise MissingArtifact(
+                f"engine {manifest.name}: {len(gone)} pinned Maven Central dependencies are not "
+                f"in the cache {deps} (first: {gone[0]}); run: rsp engines fetch {manifest.name}"
+            )
+        arts = self.engine_dir(manifest.name) / "artifacts"
+        for a in manifest.artifacts:
+            if a.required and not (arts / a.file).exists():
+                where = f" Upstream keeps it at: {a.where}." if a.where else ""
+                up = (
+                    f" Engine source: {manifest.engine.upstream}."
+                    if manifest.engine.upstream
+                    else ""
+                )
+                raise MissingArtifact(
+                    f"engine {manifest.name}: artifact {a.file} is missing from {arts}.{where}{up}"
+                    f" Add it with: rsp engines add {manifest.name} /path/to/{a.file}"
+                )
+
+    # ---- fetch (Maven Central) -------------------------------------------------------------
+
+    def fetch(self, manifest: Manifest) -> list[Path]:
+        """Resolve the pinned dependencies with Maven, verify each sha256, store them."""
+        name = manifest.name
+        deps_dir = self.engine_dir(name) / "deps"
+        with file_lock(self.engine_dir(name) / ".lock"):
+            todo = [d for d in manifest.dependencies if not (deps_dir / d.jar_name).exists()]
+            if todo:
+                self._resolve(name, todo, deps_dir)
+            lock = self.lock(name)
+            for d in manifest.dependencies:
+                lock["dependencies"][d.coords] = {"file": d.jar_name, "sha256": d.sha256}
+            self._write_lock(name, lock)
+        paths = [deps_dir / d.jar_name for d in manifest.dependencies]
+        if manifest.glue and not self.missing(manifest):
+            self.compile_glue(manifest)
+        return paths
+
+    def _resolve(self, name: str, deps: list[Dependency], deps_dir: Path) -> None:
+        items = []
+        for d in deps:
+            group, artifact, version, classifier = d.parts
+            items.append(
+                "<dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}"
+                "</version>{}<exclusions><exclusion><groupId>*</groupId><artifactId>*"
+                "</artifactId></exclusion></exclusions></dependency>".format(
+                    escape(group),
+                    escape(artifact),
+                    escape(version),
+                    f"<classifier>{escape(classifier)}</classifier>" if classifier else "",
+                )
+            )
+        pom = (
+            '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+            f"<groupId>org.rspsdk.provision</groupId><artifactId>{escape(name)}</artifactId>"
+            "<version>0</version><packaging>pom</packaging>"
+            f"<dependencies>{''.join(items)}</dependencies></project>"
+        )
+        deps_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".fetch-", dir=deps_dir.parent) as tmp:
+            project = Path(tmp)
+            (project / "pom.xml").write_text(pom)
+            out = project / "out"
+            run_maven(
+                project,
+                ["org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"],
+                props={"outputDirectory": str(out), "excludeTransitive": "true"},
+            )
+            for d in deps:
+                got_path = out / d.jar_name
+                if not got_path.exists():
+                    raise RspError(f"maven did not deliver {d.coords} (expected {d.jar_name})")
+                got = sha256_of(got_path)
+                if got != d.sha256:
+                    raise RspError(
+                        f"sha256 mismatch for {d.coords}: the manifest pins {d.sha256}, Maven "
+                        f"delivered {got}; nothing was stored"
+                    )
+            for d in deps:
+                os.replace(out / d.jar_name, deps_dir / d.jar_name)
+
+    # ---- add (user-supplied engine artifacts) -------------------------------------------------
+
+    def add(self, manifest: Manifest, paths: list[Path]) -> list[dict[str, object]]:
+        """Copy user-supplied engine files into the cache, recording their sha256.
+
+        Each path goes to the first manifest artifact whose name patterns match it. A sha256
+        the manifest does not know is accepted but recorded as unverified (the result says so).
+        """
+        name = manifest.name
+        arts = self.engine_dir(name) / "artifacts"
+        plan: list[tuple[Path, ArtifactSpec]] = []
+        for p in paths:
+            p = Path(p)
+            if not p.exists():
+                raise InputError("no such file or folder", path=p)
+            spec = next((a for a in manifest.artifacts if a.accepts(p.name)), None)
+            if spec is None and len(paths) == 1 and len(manifest.artifacts) == 1:
+                spec = manifest.artifacts[0]
+            if spec is None:
+                expected = (
+                    ", ".join(
+                        f"{a.file} (matching {' or '.join(a.match or [a.file])})"
+                        for a in manifest.artifacts
+                    )
+                    or "nothing: this engine needs no user-supplied files"
+                )
+                raise InputError(
+                    f"engine {name} has no artifact matching {p.name!r}",
+                    path=p,
+                    expected=expected,
+                )
+            plan.append((p, spec))
+        records: list[dict[str, object]] = []
+        arts.mkdir(parents=True, exist_ok=True)
+        with file_lock(self.engine_dir(name) / ".lock"):
+            lock = self.lock(name)
+            for src, spec in plan:
+                digest = sha256_of(src)
+                dest = arts / spec.file
+                tmp = arts / f".{spec.file}.{os.getpid()}.tmp"
+                if src.is_dir():
+                    shutil.copytree(src, tmp)
+                else:
+                    shutil.copy2(src, tmp)
+                if dest.is_dir():
+                    shutil.rmtree(dest)
+                os.replace(tmp, dest)
+                record: dict[str, object] = {
+                    "file": spec.file,
+                    "sha256": digest,
+                    "verified": digest in spec.sha256,
+                    "known_sha256": list(spec.sha256),
+                    "source_path": str(src.resolve()),
+                    "added": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                }
+                lock["artifacts"][spec.file] = record
+                records.append(record)
+            self._write_lock(name, lock)
+        if manifest.glue and not self.missing(manifest):
+            self.compile_glue(manifest)
+        return records
+
+    # ---- classpath and glue ----------------------------------------------------------------
+
+    def engine_classpath(self, manifest: Manifest) -> list[Path]:
+        """Dependencies and engine artifacts (jars; a folder contributes its jars and itself)."""
+        self.require(manifest)
+        base = self.engine_dir(manifest.name)
+        cp = [base / "deps" / d.jar_name for d in manifest.dependencies]
+        for a in manifest.artifacts:
+            p = base / "artifacts" / a.file
+            if not p.exists():
+                continue
+            if p.is_dir():
+                cp.append(p)
+                cp.extend(sorted(p.rglob("*.jar")))
+            else:
+                cp.append(p)
+        return cp
+
+    def classpath(self, manifest: Manifest) -> list[Path]:
+        """Everything the driver needs except the bridge (the runtime adds it): engine files and
+        the compiled glue. Raises ``MissingArtifact`` when something is not provisioned."""
+        cp = self.engine_classpath(manifest)
+        if manifest.glue:
+            cp.append(self.compile_glue(manifest))
+        return cp
+
+    def compile_glue(self, manifest: Manifest) -> Path:
+        """javac the adapter's glue against bridge + engine jars into the cache (once per hash)."""
+        src = manifest.glue_dir()
+        assert src is not None
+        sources = sorted(src.rglob("*.java"))
+        if not sources:
+            raise RspError(f"engine {manifest.name}: no Java sources in glue folder {src}")
+        cp = [*bridge_classpath(), *self.engine_classpath(manifest)]
+        h = hashlib.sha256()
+        for f in sources:
+            h.update(str(f.relative_to(src)).encode() + b"\0" + f.read_bytes() + b"\0")
+        for p in cp:
+            h.update(str(p).encode() + b"\0")
+            if p.is_file():
+                h.update(str(p.stat().st_size).encode() + str(p.stat().st_mtime_ns).encode())
+        out = self.engine_dir(manifest.name) / "glue" / h.hexdigest()[:16]
+        if out.exists():
+            return out
+        javac = shutil.which("javac")
+        if javac is None:
+            raise RspError("javac is needed to compile engine glue: install a JDK (17+)")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with file_lock(out.parent / ".lock"):
+            if out.exists():
+                return out
+            with tempfile.TemporaryDirectory(prefix=".glue-", dir=out.parent) as tmp:
+                classes = Path(tmp) / "classes"
+                proc = subprocess.run(
+                    [
+                        javac,
+                        "-nowarn",
+                        "-encoding",
+                        "UTF-8",
+                        "-d",
+                        str(classes),
+                        "-cp",
+                        os.pathsep.join(str(p) for p in cp),
+                        *[str(s) for s in sources],
+                    ],
+                    capture_output=True,
+                    text=True,
+                )
+                if proc.returncode != 0:
+                    raise RspError(
+                        f"engine {manifest.name}: compiling the glue in {src} failed:\n"
+                        f"{proc.stderr[-4000:]}"
+                    )
+                os.replace(classes, out)
+        return out

@@ -1,0 +1,246 @@
+"""The feeder: turns stream tables into a schedule of packed batches, ahead of time.
+
+Pacing modes:
+
+* ``app-time`` — the stream's application timeline is replayed on the system clock, scaled:
+  ``--rate N`` makes the stream's mean rate N triples/s, ``--time-scale F`` plays F application
+  ms per system ms; neither means real speed (F = 1).
+* ``real-time`` — F = 1 and batches never span more than one timestamp by default: for engines
+  that only know the wall clock (CQELS), where *when* a triple arrives is its timestamp.
+* ``afap`` — as fast as possible over the first ``limit`` triples (Ren et al.'s fixed-N
+  execution time, LSBench's throughput runs).
+
+A warm-up stream can precede the measured part (own rate, ``phase = "warmup"``), and several
+streams in one table each get their own rate (``streams`` overrides). A batch holds at most
+``batch_size`` triples of one stream and spans at most ``max_batch_span_ms`` of *system* time; it
+is due when its *last* triple is due, so no triple ever reaches an engine before its time.
+Everything — cutting and packing — happens in ``plan()`` with vectorised Arrow/numpy operations
+before the clock starts, so packing never sits on the timed path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rsp_sdk.engine.batch import TripleBatch, pack_lines, slice_batches
+from rsp_sdk.errors import InputError
+
+
+class PacingMode(StrEnum):
+    APP_TIME = "app-time"
+    REAL_TIME = "real-time"
+    AFAP = "afap"
+
+
+class StreamPacing(BaseModel):
+    """Per-stream override of the rate / time scale (multi-stream runs)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rate: float | None = Field(default=None, gt=0, description="triples/s")
+    time_scale: float | None = Field(default=None, gt=0)
+
+
+class FeederConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mode: PacingMode = PacingMode.APP_TIME
+    rate: float | None = Field(default=None, gt=0, description="target mean rate, triples/s")
+    time_scale: float | None = Field(default=None, gt=0, description="app ms per system ms")
+    batch_size: int = Field(default=10_000, ge=1)
+    max_batch_span_ms: float | None = Field(
+        default=None, ge=0, description="system-time span of a batch (default 100; real-time 0)"
+    )
+    limit: int | None = Field(default=None, ge=1, description="afap: triples to push")
+    streams: dict[str, StreamPacing] = Field(default_factory=dict)
+    warmup_rate: float | None = Field(default=None, gt=0, description="triples/s of the warm-up")
+
+    @model_validator(mode="after")
+    def _check(self) -> FeederConfig:
+        if self.rate is not None and self.time_scale is not None:
+            raise ValueError("give either a rate or a time scale, not both")
+        if self.mode is PacingMode.REAL_TIME and (self.rate or self.time_scale):
+            raise ValueError("real-time pacing has no rate or time scale (it is 1:1)")
+        return self
+
+    def span_ms(self) -> float:
+        if self.max_batch_span_ms is not None:
+            return self.max_batch_span_ms
+        return 0.0 if self.mode is PacingMode.REAL_TIME else 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedBatch:
+    phase: str  # "warmup" or "measure"
+    stream: str
+    index: int  # per phase
+    due_ns: int | None  # offset from the feeding start; None = as fast as possible
+    batch: TripleBatch
+
+
+@dataclass(frozen=True)
+class Plan:
+    batches: list[PlannedBatch]
+    triples: int
+    t_app_min_ms: int
+    t_app_max_ms: int
+    warmup_triples: int = 0
+
+    @property
+    def measured_start_ns(self) -> int:
+        """Offset at which the first measured batch is due (0 without warm-up)."""
+        for b in self.batches:
+            if b.phase == "measure":
+                return b.due_ns or 0
+        return 0
+
+
+def _speed(cfg: FeederConfig, pacing: StreamPacing | None, count: int, span_ms: int) -> float:
+    """Application ms per system ms for one stream."""
+    if cfg.mode is PacingMode.REAL_TIME:
+        return 1.0
+    rate = pacing.rate if pacing and pacing.rate else cfg.rate
+    scale = pacing.time_scale if pacing and pacing.time_scale else cfg.time_scale
+    if scale:
+        return scale
+    if rate:
+        if span_ms <= 0 or count <= 1:
+            return 1.0
+        natural = count / (span_ms / 1000.0)  # triples per second at real speed
+        return rate / natural
+    return 1.0
+
+
+def _stream_batches(
+    table: pa.Table, cfg: FeederConfig, speed: float | None, origin_ms: int
+) -> list[tuple[float | None, TripleBatch]]:
+    n = table.num_rows
+    if n == 0:
+        return []
+    times = table.column("t_app_ms").to_numpy()
+    if speed is None:  # afap
+        bounds = [(i, min(i + cfg.batch_size, n)) for i in range(0, n, cfg.batch_size)]
+        due = None
+    else:
+        due = (times - origin_ms) / speed  # ms of system time
+        span = cfg.span_ms()
+        key = times if span == 0 else np.floor(due / span).astype(np.int64)
+        change = np.flatnonzero(key[1:] != key[:-1]) + 1
+        starts = np.concatenate(([0], change))
+        stops = np.concatenate((change, [n]))
+        bounds = []
+        for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
+            bounds.extend((i, min(i + cfg.batch_size, b)) for i in range(a, b, cfg.batch_size))
+    batches = slice_batches(pack_lines(table), table.column("t_app_ms"), bounds)
+    return [
+        (None if due is None else float(due[stop - 1]), batch)
+        for (_, stop), batch in zip(bounds, batches, strict=True)
+    ]
+
+
+def _check_sorted(table: pa.Table, what: str) -> None:
+    if table.num_rows > 1:
+        t = table.column("t_app_ms").to_numpy()
+        bad = np.flatnonzero(t[1:] < t[:-1])
+        if bad.size:
+            i = int(bad[0]) + 1
+            raise InputError(
+                f"{what} is not sorted by application time at row {i}",
+                text=f"t_app_ms {int(t[i - 1])} then {int(t[i])}",
+                expected="rows in non-decreasing t_app_ms (rsp stream import --sort)",
+            )
+
+
+def _phase(
+    table: pa.Table, cfg: FeederConfig, phase: str, rate_override: float | None
+) -> tuple[list[PlannedBatch], float]:
+    """Batches of one phase (due offsets from the phase start) and the phase's length in ms."""
+    _check_sorted(table, f"the {phase} stream")
+    afap = cfg.mode is PacingMode.AFAP and phase == "measure"
+    origin = int(pc.min(table.column("t_app_ms")).as_py()) if table.num_rows else 0
+    streams = pc.unique(table.column("stream")).to_pylist()
+    items: list[tuple[float | None, int, str, TripleBatch]] = []
+    for order, stream in enumerate(streams):
+        sub = table.filter(pc.equal(table.column("stream"), stream))
+        span = int(pc.max(sub.column("t_app_ms")).as_py()) - int(
+            pc.min(sub.column("t_app_ms")).as_py()
+        )
+        if afap:
+            speed = None
+        elif rate_override is not None:
+            speed = _speed(
+                cfg.model_copy(update={"rate": rate_override, "time_scale": None}),
+                None,
+                sub.num_rows,
+                span,
+            )
+        else:
+            speed = _speed(cfg, cfg.streams.get(stream), sub.num_rows, span)
+        for due, batch in _stream_batches(sub, cfg, speed, origin):
+            items.append((due, order, stream, batch))
+    if not afap:
+        items.sort(key=lambda x: (x[0] or 0.0, x[3].t_min_ms, x[1]))
+    out = [
+        PlannedBatch(phase, stream, i, None if due is None else int(due * 1e6), batch)
+        for i, (due, _, stream, batch) in enumerate(items)
+    ]
+    length = max((x[0] or 0.0 for x in items), default=0.0)
+    return out, length
+
+
+def plan(table: pa.Table, cfg: FeederConfig, *, warmup: pa.Table | None = None) -> Plan:
+    """The whole feeding schedule, packed: warm-up batches first, then the measured ones."""
+    if cfg.mode is PacingMode.AFAP and cfg.limit is not None:
+        if cfg.limit > table.num_rows:
+            raise InputError(
+                f"--limit {cfg.limit} exceeds the stream's {table.num_rows} triples",
+                expected=f"a limit ≤ {table.num_rows}",
+            )
+        table = table.slice(0, cfg.limit)
+    if table.num_rows == 0:
+        raise InputError("the stream has no triples to push")
+    batches: list[PlannedBatch] = []
+    offset_ms = 0.0
+    warm_n = 0
+    if warmup is not None and warmup.num_rows:
+        w_max = int(pc.max(warmup.column("t_app_ms")).as_py())
+        m_min = int(pc.min(table.column("t_app_ms")).as_py())
+        if w_max >= m_min:
+            raise InputError(
+                "the warm-up stream overlaps the measured stream in application time",
+                text=f"warm-up ends at {w_max} ms, measured stream starts at {m_min} ms",
+                expected="a warm-up that ends before the measured stream starts",
+            )
+        # the warm-up plays at its own rate (or its natural speed), whatever the measured mode
+        warm_cfg = cfg.model_copy(
+            update={"mode": PacingMode.APP_TIME, "rate": None, "time_scale": None, "streams": {}}
+        )
+        warm, length = _phase(warmup, warm_cfg, "warmup", cfg.warmup_rate)
+        batches.extend(warm)
+        warm_n = warmup.num_rows
+        # the measured phase starts where its own timeline says, after the warm-up finished
+        offset_ms = length + 1.0
+    measured, _ = _phase(table, cfg, "measure", None)
+    shift = int(offset_ms * 1e6)
+    batches.extend(
+        PlannedBatch(
+            b.phase, b.stream, b.index, None if b.due_ns is None else b.due_ns + shift, b.batch
+        )
+        if b.due_ns is not None or shift == 0
+        else PlannedBatch(b.phase, b.stream, b.index, shift, b.batch)
+        for b in measured
+    )
+    t = table.column("t_app_ms")
+    return Plan(
+        batches=batches,
+        triples=table.num_rows,
+        t_app_min_ms=int(pc.min(t).as_py()),
+        t_app_max_ms=int(pc.max(t).as_py()),
+        warmup_triples=warm_n,
+    )

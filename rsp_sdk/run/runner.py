@@ -1,0 +1,362 @@
+"""One run: an engine session fed by the feeder, recorded by the recorder, watched by the sampler.
+
+``run(RunRequest)`` is what ``rsp run`` calls. Whatever happens — the engine crashes, hangs,
+rejects the query, the user presses Ctrl-C — the run directory ends with a ``status.json`` that
+says so (with the engine's own message), every result received until then is on disk, and the
+engine's process tree is gone; errors come back as a ``RunSummary`` with ``state != "ok"`` so a
+caller (the matrix) simply goes on with the next run. Only Ctrl-C is re-raised after cleanup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import os
+import platform
+import socket
+import sys
+import time
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+from pydantic import BaseModel, ConfigDict, Field
+
+from rsp_sdk.engine.adapter import Adapter
+from rsp_sdk.engine.capabilities import Feature, required_features
+from rsp_sdk.engine.registry import get_adapter
+from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery
+from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.run.feeder import FeederConfig, Plan, plan
+from rsp_sdk.run.recorder import RunRecorder, RunStatus
+from rsp_sdk.run.sampler import Sampler
+from rsp_sdk.runtime import get_runtime, runtimes_for
+from rsp_sdk.runtime.base import EngineError
+from rsp_sdk.streams.io import read_stream
+
+
+class QueryInput(BaseModel):
+    """The query of a run: a QuerySpec (rendered by the adapter) or engine-dialect text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    spec: QuerySpec | None = None
+    raw_text: str | None = None
+    name: str
+
+
+def load_query(path: Path, *, raw: bool = False) -> QueryInput:
+    """The query of a run.
+
+    ``raw``: the file is already in the engine's dialect and is sent as is (no capability
+    check). A ``.json`` file holding a serialised ``QuerySpec`` is read directly. Anything else
+    goes to ``rsp_sdk.query.load_query`` (RSP-QL, CSRBench properties, YABench folders) — the
+    one glue point to the query parser.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("query file not found", path=path)
+    if raw:
+        text = path.read_text(encoding="utf-8")
+        return QueryInput(source=str(path), raw_text=text.strip(), name=path.stem)
+    if path.suffix == ".json":
+        try:
+            spec = QuerySpec.model_validate_json(path.read_text(encoding="utf-8"))
+            return QueryInput(source=str(path), spec=spec, name=spec.name)
+        except ValueError:
+            pass  # not a serialised QuerySpec: maybe the parser's JSON form
+    try:  # imported by name: rsp_sdk.query is written by another part of the project
+        parse_query = importlib.import_module("rsp_sdk.query").load_query
+    except (ImportError, AttributeError):
+        raise InputError(
+            "this build has no RSP-QL parser (rsp_sdk.query)",
+            path=path,
+            expected="a QuerySpec .json file, or --raw for text in the engine's own dialect",
+        ) from None
+    spec = parse_query(path)
+    if not isinstance(spec, QuerySpec):
+        raise InputError("rsp_sdk.query.load_query did not return a QuerySpec", path=path)
+    return QueryInput(source=str(path), spec=spec, name=spec.name)
+
+
+class RunRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    engine: str
+    runtime: str
+    query: Path
+    raw_query: bool = False
+    stream: Path
+    output: Path
+    feeder: FeederConfig = Field(default_factory=FeederConfig)
+    warmup: Path | None = None
+    engine_config: dict[str, Any] = Field(default_factory=dict)
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    sample_interval_s: float = Field(default=0.5, gt=0)
+    poll_interval_s: float = Field(default=0.2, gt=0)
+    drain_quiet_s: float = Field(default=2.0, ge=0)
+    drain_max_s: float = Field(default=60.0, ge=0)
+    flush_ms: int | None = Field(
+        default=None,
+        description="advance time this far past the last triple (default: "
+        "the longest window range + step, or 60 s for raw queries)",
+    )
+
+
+class RunSummary(BaseModel):
+    run_dir: str
+    state: str
+    error: str | None = None
+    engine_message: str | None = None
+    triples_pushed: int
+    batches_pushed: int
+    result_events: int
+    result_rows: int
+    samples: int
+    duration_s: float | None
+    push_rate: float | None = Field(default=None, description="measured triples / push seconds")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for dist in ("rsp_sdk", "pyarrow", "jpype1", "py4j", "pydantic"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[dist] = metadata.version(dist)
+    return out
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+def run(
+    request: RunRequest,
+    *,
+    adapter: Adapter | None = None,
+    cache: Any = None,
+    progress: ProgressFn | None = None,
+) -> RunSummary:
+    adapter = adapter or get_adapter(request.engine)
+    runtime = get_runtime(request.runtime)
+    query = load_query(request.query, raw=request.raw_query)
+    table = read_stream(request.stream)
+    warm_table = read_stream(request.warmup) if request.warmup else None
+    feed_plan = plan(table, request.feeder, warmup=warm_table)
+    # a query the engine cannot run is a run outcome ("not supported: optional"), recorded in
+    # the run directory; the engine is not even started for it
+    missing = (
+        adapter.capabilities.missing(required_features(query.spec)) if query.spec else frozenset()
+    )
+    if query.spec is None:
+        rendered: str | None = query.raw_text or ""
+    else:
+        rendered = None if missing else adapter.render(query.spec)
+    driver = adapter.driver(cache)
+    if driver.kind not in runtime.supports:  # a usage error: no run directory for it
+        raise RspError(
+            f"runtime {runtime.name} cannot carry {adapter.name}'s {driver.kind} driver; "
+            f"use one of: {', '.join(runtimes_for(driver.kind))}"
+        )
+    streams = pc.unique(table.column("stream")).to_pylist()
+    if warm_table is not None:
+        streams += [
+            s for s in pc.unique(warm_table.column("stream")).to_pylist() if s not in streams
+        ]
+    wall_ns, mono_ns = time.time_ns(), time.monotonic_ns()
+    config = {
+        "schema_version": 1,
+        "engine": {
+            "name": adapter.name,
+            "version": adapter.version,
+            "driver_kind": adapter.driver_kind,
+            "profile": adapter.profile.model_dump(mode="json"),
+            "capabilities": adapter.capabilities.names(),
+            "engine_config": request.engine_config,
+        },
+        "runtime": runtime.name,
+        "driver": driver.model_dump(mode="json"),
+        "query": {
+            "source": query.source,
+            "name": query.name,
+            "spec": query.spec.model_dump(mode="json") if query.spec else None,
+            "rendered": rendered,
+        },
+        "stream": {
+            "path": str(Path(request.stream).resolve()),
+            "sha256": _sha256(request.stream),
+            "triples": table.num_rows,
+            "streams": streams,
+        },
+        "warmup": None
+        if request.warmup is None
+        else {
+            "path": str(Path(request.warmup).resolve()),
+            "sha256": _sha256(request.warmup),
+            "triples": feed_plan.warmup_triples,
+        },
+        "feeder": request.feeder.model_dump(mode="json"),
+        "timeouts": request.timeouts.model_dump(mode="json"),
+        "sample_interval_s": request.sample_interval_s,
+        "versions": _versions(),
+        "clock": {
+            "wall_anchor_ns": wall_ns,
+            "monotonic_anchor_ns": mono_ns,
+            "note": "t_sys_ns values are CLOCK_MONOTONIC; wall = t - monotonic + wall",
+        },
+        "host": {"name": socket.gethostname(), "cpus": os.cpu_count()},
+        "request": json.loads(request.model_dump_json()),
+    }
+    recorder = RunRecorder(request.output, config)
+    status: RunStatus
+    session: EngineSession | None = None
+    sampler: Sampler | None = None
+    push_ns = 0
+    try:
+        if missing:
+            assert query.spec is not None
+            raise UnsupportedQuery(adapter.name, query.spec.name, missing)
+        session = adapter.open(
+            runtime,
+            recorder.dir / "engine",
+            config=request.engine_config,
+            timeouts=request.timeouts,
+            log_dir=recorder.log_dir,
+            cache=cache,
+        )
+        recorder.engine_started(session.pid, runtime.name)
+        for iri in streams:
+            session.register_stream(iri)
+        if query.spec is not None:
+            session.register_query(query.spec)
+        else:
+            session.register_query(query.raw_text or "", name=query.name)
+        live = session
+        sampler = Sampler(
+            session.pid, recorder.perf, stats=live.stats, interval_s=request.sample_interval_s
+        )
+        sampler.start()
+        push_ns = _feed(session, feed_plan, recorder, request, progress)
+        if Feature.APP_TIME_INPUT in adapter.capabilities:
+            session.advance_time(feed_plan.t_app_max_ms + _flush_ms(request, query))
+        _drain(session, recorder, request)
+        sampler.stop()
+        session.close()
+        status = recorder.finish("ok")
+    except KeyboardInterrupt as exc:
+        _cleanup(sampler, session)
+        recorder.finish("interrupted", exc)
+        raise
+    except (EngineError, RspError) as exc:
+        _cleanup(sampler, session)
+        status = recorder.finish("failed", exc)
+    except BaseException as exc:
+        _cleanup(sampler, session)
+        recorder.finish("failed", exc)
+        raise
+    measured = status.triples_pushed - feed_plan.warmup_triples
+    return RunSummary(
+        run_dir=str(recorder.dir),
+        state=status.state,
+        error=status.error,
+        engine_message=status.engine_message,
+        triples_pushed=status.triples_pushed,
+        batches_pushed=status.batches_pushed,
+        result_events=status.result_events,
+        result_rows=status.result_rows,
+        samples=status.samples,
+        duration_s=status.duration_s,
+        push_rate=(measured / (push_ns / 1e9)) if push_ns > 0 and measured > 0 else None,
+    )
+
+
+def _flush_ms(request: RunRequest, query: QueryInput) -> int:
+    if request.flush_ms is not None:
+        return request.flush_ms
+    if query.spec is not None and query.spec.windows:
+        return max(w.range_ms + w.step_ms for w in query.spec.windows)
+    return 60_000
+
+
+def _cleanup(sampler: Sampler | None, session: EngineSession | None) -> None:
+    if sampler is not None:
+        sampler.stop()
+    if session is not None:
+        session.kill()
+
+
+def _feed(
+    session: EngineSession,
+    feed_plan: Plan,
+    recorder: RunRecorder,
+    request: RunRequest,
+    progress: ProgressFn | None,
+) -> int:
+    """Push every planned batch at its due time; returns the ns spent in measured pushes."""
+    start = time.monotonic_ns()
+    last_poll = start
+    poll_ns = int(request.poll_interval_s * 1e9)
+    push_ns = 0
+    done = 0
+    for pb in feed_plan.batches:
+        if pb.due_ns is not None:
+            due = start + pb.due_ns
+            while True:
+                now = time.monotonic_ns()
+                if now >= due:
+                    break
+                if now - last_poll >= poll_ns:
+                    recorder.outputs(session.poll())
+                    last_poll = time.monotonic_ns()
+                    continue
+                time.sleep(min((due - now) / 1e9, request.poll_interval_s))
+        t0 = time.monotonic_ns()
+        session.push(pb.stream, pb.batch)
+        t1 = time.monotonic_ns()
+        if pb.phase == "measure":
+            push_ns += t1 - t0
+        recorder.pushed(
+            phase=pb.phase,
+            stream=pb.stream,
+            batch=pb.index,
+            count=pb.batch.count,
+            t_app_min_ms=pb.batch.t_min_ms,
+            t_app_max_ms=pb.batch.t_max_ms,
+            t_due_ns=None if pb.due_ns is None else start + pb.due_ns,
+            t_sys_start_ns=t0,
+            t_sys_end_ns=t1,
+        )
+        done += pb.batch.count
+        if progress is not None:
+            progress(done, feed_plan.triples + feed_plan.warmup_triples)
+        if t1 - last_poll >= poll_ns:
+            recorder.outputs(session.poll())
+            last_poll = time.monotonic_ns()
+    return push_ns
+
+
+def _drain(session: EngineSession, recorder: RunRecorder, request: RunRequest) -> None:
+    """Poll until nothing new arrived for ``drain_quiet_s`` (or ``drain_max_s`` passed)."""
+    end = time.monotonic() + request.drain_max_s
+    quiet_since = time.monotonic()
+    while time.monotonic() < end:
+        events = session.poll()
+        if events:
+            recorder.outputs(events)
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= request.drain_quiet_s:
+            break
+        time.sleep(request.poll_interval_s)
+    recorder.flush()

@@ -1,0 +1,23 @@
+"""The conformance kit run on both fixture engines through every runtime that can carry them:
+Java fixture × {jpype, py4j}, Python fixture × {subprocess}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rsp_sdk.testing import AdapterConformance
+from tests.fixtures.adapters import ToyJavaAdapter, ToyPyAdapter
+
+
+class TestToyJava(AdapterConformance):
+    adapter = ToyJavaAdapter()
+
+    @pytest.fixture
+    def rsp_cache(self, toy_cache: Any) -> Any:
+        return toy_cache
+
+
+class TestToyPy(AdapterConformance):
+    adapter = ToyPyAdapter()

@@ -1,0 +1,134 @@
+"""Provisioning: manifests, Maven Central dependencies with sha256, user-supplied artifacts,
+glue compiled against them, and the messages a user sees when something is missing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rsp_sdk.engine.provision import MissingArtifact, ProvisionCache, load_manifest
+from rsp_sdk.errors import InputError, RspError
+from tests.fixtures.build import MANIFEST, toy_engine_jar
+from tests.test_run import rsp_env, run_rsp_env
+
+SLF4J_SHA = "e7c2a48e8515ba1f49fa637d57b4e2f590b3f5bd97407ac699c3aa5efb1204a9"
+
+
+def manifest_file(tmp: Path, sha: str = SLF4J_SHA, extra: str = "") -> Path:
+    p = tmp / "engine.toml"
+    p.write_text(
+        f"""
+[engine]
+name = "demo"
+upstream = "https://example.org/demo-engine"
+
+[[artifact]]
+file = "demo-engine.jar"
+match = ["demo-engine*.jar"]
+sha256 = ["{"0" * 64}"]
+where = "the demo engine's release page"
+
+[[dependency]]
+coords = "org.slf4j:slf4j-api:2.0.13"
+sha256 = "{sha}"
+{extra}
+"""
+    )
+    return p
+
+
+def test_manifest_errors_name_file_and_field(tmp_path: Path) -> None:
+    p = tmp_path / "m.toml"
+    p.write_text("[engine\nname = 1")
+    with pytest.raises(InputError) as info:
+        load_manifest(p)
+    assert str(p) in str(info.value) and "invalid TOML" in str(info.value)
+    p.write_text('[engine]\nname = "x"\n[[dependency]]\ncoords = "not-coords"\nsha256 = "ab"\n')
+    with pytest.raises(InputError) as info:
+        load_manifest(p)
+    assert "dependency.0.coords" in str(info.value)
+
+
+def test_missing_artifact_message_says_what_where_and_how(tmp_path: Path) -> None:
+    manifest = load_manifest(manifest_file(tmp_path))
+    cache = ProvisionCache(tmp_path / "cache")
+    with pytest.raises(MissingArtifact) as info:
+        cache.classpath(manifest)
+    assert "rsp engines fetch demo" in str(info.value)
+    (cache.engine_dir("demo") / "deps").mkdir(parents=True)
+    shutil.copy(
+        Path.home() / ".m2/repository/org/slf4j/slf4j-api/2.0.13/slf4j-api-2.0.13.jar",
+        cache.engine_dir("demo") / "deps",
+    ) if (
+        Path.home() / ".m2/repository/org/slf4j/slf4j-api/2.0.13/slf4j-api-2.0.13.jar"
+    ).exists() else (cache.engine_dir("demo") / "deps" / "slf4j-api-2.0.13.jar").write_bytes(b"x")
+    with pytest.raises(MissingArtifact) as info:
+        cache.classpath(manifest)
+    msg = str(info.value)
+    assert "demo-engine.jar is missing" in msg
+    assert "the demo engine's release page" in msg
+    assert "rsp engines add demo /path/to/demo-engine.jar" in msg
+
+
+def test_fetch_verifies_sha256(tmp_path: Path) -> None:
+    if shutil.which("mvn") is None:
+        pytest.skip("mvn not installed (apt-get install maven)")
+    cache = ProvisionCache(tmp_path / "cache")
+    bad = load_manifest(manifest_file(tmp_path, sha="1" * 64))
+    with pytest.raises(RspError) as info:
+        cache.fetch(bad)
+    assert "sha256 mismatch for org.slf4j:slf4j-api:2.0.13" in str(info.value)
+    assert not list((cache.engine_dir("demo") / "deps").glob("*.jar"))
+    good = load_manifest(manifest_file(tmp_path))
+    paths = cache.fetch(good)
+    assert [p.name for p in paths] == ["slf4j-api-2.0.13.jar"]
+    lock = cache.lock("demo")
+    assert lock["dependencies"]["org.slf4j:slf4j-api:2.0.13"]["sha256"] == SLF4J_SHA
+    assert cache.missing(good) == [
+        "demo-engine.jar (run: rsp engines add demo PATH/demo-engine.jar)"
+    ]
+
+
+def test_add_records_sha256_and_compiles_glue(toy_cache: Any, tmp_path: Path) -> None:
+    cache = ProvisionCache(tmp_path / "cache")
+    manifest = load_manifest(MANIFEST)
+    with pytest.raises(InputError) as info:
+        cache.add(manifest, [tmp_path / "nothing.jar"])
+    assert "no such file" in str(info.value)
+    other = tmp_path / "other.txt"
+    other.write_text("x")
+    with pytest.raises(InputError) as info:
+        cache.add(manifest, [other, other])
+    assert "toy-engine.jar (matching toy-engine*.jar)" in str(info.value)
+    records = cache.add(manifest, [toy_engine_jar()])
+    assert records[0]["verified"] is False and len(str(records[0]["sha256"])) == 64
+    cp = cache.classpath(manifest)
+    glue = cp[-1]
+    assert (glue / "org" / "rspsdk" / "fixture" / "ToyDriver.class").exists()
+    assert cache.missing(manifest) == []
+    lock = json.loads((cache.engine_dir("toy-java") / "lock.json").read_text())
+    assert lock["artifacts"]["toy-engine.jar"]["sha256"] == records[0]["sha256"]
+
+
+def test_engines_cli(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None:
+    cache = ProvisionCache(tmp_path / "cache")
+    env = {**rsp_env(toy_cache), "RSP_CACHE": str(cache.root)}
+    env["RSP_ADAPTERS"] += ",no.such.module:Adapter"
+    proc = run_rsp_env(rsp_exe, env, "engines", "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert rows["toy-java"]["provisioned"] is False
+    assert rows["toy-java"]["runtimes"] == ["jpype", "py4j"]
+    assert rows["toy-py"]["runtimes"] == ["subprocess"] and rows["toy-py"]["provisioned"]
+    assert "ModuleNotFoundError" in rows["no.such.module:Adapter"]["error"]
+    proc = run_rsp_env(rsp_exe, env, "engines", "add", "toy-java", toy_engine_jar(), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["missing"] == []
+    proc = run_rsp_env(rsp_exe, env, "engines", "list")
+    assert proc.returncode == 0 and "toy-java" in proc.stdout and "yes" in proc.stdout
+    proc = run_rsp_env(rsp_exe, env, "engines", "fetch", "toy-py")
+    assert proc.returncode == 2 and "no provisioning manifest" in proc.stderr
