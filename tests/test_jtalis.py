@@ -9,6 +9,7 @@ the provisioning message; the rendering tests always run.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -266,6 +267,29 @@ def test_and_pairs_events_instead_of_joining_all(engine: Any) -> None:
     chrono.push(S, TripleBatch.from_triples(rows))
     got = [(ev.t_app_ms, [list(r) for r in ev.rows]) for ev in drain(chrono, quiet_s=0.3)]
     assert got == [(30, [[iri("a"), iri("c")]]), (40, [[iri("x"), iri("d")]])]
+
+
+def test_four_pattern_join_is_ordered_connected_and_pairs_once(engine: Any) -> None:
+    """rdflib lists this BGP so that the innermost AND would pair unrelated events (no result
+    at all); the renderer orders it so every right-nested AND shares a variable. ETALIS then
+    finds the first of SPARQL's two answers: u1's post event is consumed by it."""
+    import json
+
+    body = (
+        f"SELECT ?u ?p ?l ?f ?c WHERE {{ GRAPH <{W}> {{ ?u :posted ?p . ?p :length ?l . "
+        f"?f :likes ?p . ?u :comments ?c }} }}"
+    )
+    spec = pattern_spec("join4", body)
+    groups = json.loads(render_ep_sparql(spec))["ep_sparql"].split(" WHERE ")[1].split(" AND ")
+    for k in range(len(groups) - 1):
+        inner = set(re.findall(r"\?\w+", " ".join(groups[k + 1 :])))
+        assert set(re.findall(r"\?\w+", groups[k])) & inner, groups
+    s = engine()
+    s.register_query(spec)
+    s.push(S, TripleBatch.from_triples(STREAM))
+    got = sorted(tuple(r) for ev in drain(s, quiet_s=0.3) for r in ev.rows)
+    sparql = sparql_answer(spec, False)
+    assert len(sparql) == 2 and got == [sparql[1]]  # the u3 like (t=300), not u2's (t=500)
 
 
 def test_engine_errors_come_back_with_etalis_messages(engine: Any) -> None:
