@@ -53,6 +53,7 @@ def _inputs():  # type: ignore[no-untyped-def]
         sparql=Q1,
         variables=["sensor", "obs"],
         windows=[WindowSpec(name=W, stream=STREAM, range_ms=10_000, step_ms=10_000)],
+        window_graphs=True,
     )
     return table, batches, spec
 

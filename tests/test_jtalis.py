@@ -144,6 +144,7 @@ def pattern_spec(name: str, body: str, range_ms: int = 10_000) -> QuerySpec:
         prefixes={"": EX},
         windows=[WindowSpec(name=W, stream=S, range_ms=range_ms, step_ms=range_ms)],
         static_graphs=[KB] if "static" in name else [],
+        window_graphs=True,  # the bodies read the window as GRAPH <w>, as RSP-QL's WINDOW does
     )
 
 

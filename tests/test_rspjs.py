@@ -73,6 +73,7 @@ def spec(
         variables=variables or [],
         windows=[WindowSpec(name=w, stream=s, range_ms=r, step_ms=st) for w, s, r, st in windows],
         static_graphs=static or [],
+        window_graphs="GRAPH <" in sparql,  # as the RSP-QL parser marks WINDOW blocks
     )
 
 
