@@ -324,3 +324,24 @@ class TestJtalisConformance(AdapterConformance):
     @pytest.fixture
     def rsp_cache(self, etalis_ready: None) -> Any:
         return None
+
+
+def test_engines_add_records_the_folder_and_names_what_is_wrong(
+    tmp_path: Path, rsp_exe: list[str]
+) -> None:
+    import json
+
+    from tests.conftest import run_rsp
+
+    folder = tmp_path / "etalis"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "etalis.P").write_text("% not the real thing\n")
+    cache = tmp_path / "cache"
+    proc = run_rsp(rsp_exe, "engines", "add", "jtalis", folder, "--cache", cache, "--json")
+    (record,) = json.loads(proc.stdout)["artifacts"]
+    assert record["file"] == "etalis" and record["verified"] is False
+    assert len(record["sha256"]) == 64
+    if shutil.which("swipl") is None:
+        return
+    with pytest.raises(Exception, match=r"has no src/ep_sparql/ep_sparql\.P"):
+        JtalisAdapter().driver(ProvisionCache(cache))

@@ -315,3 +315,52 @@ def test_stats_report_node_heap_and_gc(engine: Any) -> None:
     stats = s.stats()
     assert stats["heap_used"] > 1_000_000 and stats["heap_committed"] >= stats["heap_used"]
     assert isinstance(stats["gc_count"], int) and json.dumps(stats)
+
+
+# ---- rsp run and provisioning, through the CLI ----------------------------------------------------
+
+
+def test_rsp_run_records_a_query_rsp_js_cannot_express(
+    rspjs_ready: None, tmp_path: Path, rsp_exe: list[str]
+) -> None:
+    from rsp_sdk.model.stream import StreamMeta
+    from rsp_sdk.streams.io import write_stream
+    from tests.conftest import run_rsp
+
+    scenario = Scenario(stream=S1, triples=10, span_ms=1000)
+    stream = tmp_path / "s.parquet"
+    write_stream(scenario.table(), stream, StreamMeta(producer="test", streams=[S1]))
+    two = spec(
+        f"SELECT * WHERE {{ GRAPH <{EX}w1> {{ ?s ?p ?o }} GRAPH <{EX}w2> {{ ?s ?p ?x }} }}",
+        [(f"{EX}w1", S1, 1000, 1000), (f"{EX}w2", S1, 5000, 1000)],
+    )
+    query = tmp_path / "q.json"
+    query.write_text(two.model_dump_json())
+    proc = run_rsp(
+        rsp_exe, "run", "-e", "rspjs", "-r", "subprocess", "-q", query, "-s", stream,
+        "-o", tmp_path / "run", "--json", check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    status = json.loads((tmp_path / "run" / "status.json").read_text())
+    assert status["state"] == "failed" and status["error_type"] == "RenderError"
+    assert "one window per stream" in status["error"]
+    assert not (tmp_path / "run" / "engine").exists(), "the engine must not be started"
+
+
+@pytest.mark.slow
+def test_rsp_engines_fetch_installs_the_pinned_lock(tmp_path: Path, rsp_exe: list[str]) -> None:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed: rsp engines fetch rspjs needs Node.js 18+ with npm")
+    from tests.conftest import run_rsp
+
+    cache = tmp_path / "cache"
+    proc = run_rsp(rsp_exe, "engines", "fetch", "rspjs", "--cache", cache, "--json")
+    out = json.loads(proc.stdout)
+    modules = Path(out["npm"])
+    assert out["missing"] == [] and modules.is_dir()
+    installed = json.loads((modules / "rsp-js" / "package.json").read_text())
+    assert installed["version"] == "1.3.5"
+    lock = json.loads((cache / "engines" / "rspjs" / "lock.json").read_text())
+    assert len(lock["npm"]["package-lock.json"]["sha256"]) == 64
+    again = run_rsp(rsp_exe, "engines", "fetch", "rspjs", "--cache", cache, "--json")
+    assert json.loads(again.stdout)["npm"] == out["npm"]  # once per lock content
