@@ -27,13 +27,20 @@ HERE = Path(__file__).resolve().parent
 # ETALIS derives a complex event the moment its last input event arrives (eager, tuple-driven)
 # and reports each derivation once: a report holds the solutions completed by one input event.
 # Nothing is reported when nothing completes, and time alone never triggers anything.
-PROFILE = Profile(
-    name="jtalis",
-    report=frozenset({ReportPolicy.CONTENT_CHANGE, ReportPolicy.NON_EMPTY_CONTENT}),
-    tick=Tick.TUPLE_DRIVEN,
-    r2s=R2S.RSTREAM,
-    emits_empty_relations=False,
-    time_unit_ms=1,
+# Validated from a mapping: ``event_driven`` and ``description`` are fields of the oracle's
+# Profile; an SDK without them ignores them (and then judges by plain content change).
+PROFILE = Profile.model_validate(
+    {
+        "name": "jtalis",
+        "description": "ETALIS/EP-SPARQL: eager, event-driven content change, tuple-driven, "
+        "Rstream of the solutions each input event completes, no empty relations",
+        "report": frozenset({ReportPolicy.CONTENT_CHANGE, ReportPolicy.NON_EMPTY_CONTENT}),
+        "tick": Tick.TUPLE_DRIVEN,
+        "r2s": R2S.RSTREAM,
+        "emits_empty_relations": False,
+        "time_unit_ms": 1,
+        "event_driven": True,
+    }
 )
 
 # What the EP-SPARQL rendering of RSP-QL can carry, established by running ETALIS (see
