@@ -1,8 +1,10 @@
 """Developer sessions for rsp-sdk.
 
 All sessions share one virtualenv (``.venv`` by default, or ``$RSP_VENV``): pyspark alone is
-hundreds of megabytes, so creating it once per session would make every command slow. The env is
-(re)installed only when ``pyproject.toml`` changes, tracked by a hash stamp inside the venv.
+hundreds of megabytes, so creating it once per session would make every command slow. It holds
+rsp_sdk and every bundled engine adapter (``adapters/*/``), all installed editable, and is
+(re)installed only when one of their ``pyproject.toml`` files changes, tracked by a hash stamp
+inside the venv.
 """
 
 from __future__ import annotations
@@ -22,18 +24,36 @@ nox.options.default_venv_backend = "none"
 nox.options.sessions = ["lint", "typecheck", "tests"]
 
 
+def _adapters() -> list[Path]:
+    """The bundled adapter packages: every ``adapters/<engine>/`` with a pyproject.toml."""
+    return sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
+
+
 def _shared_env(session: nox.Session) -> None:
     """Create or refresh the shared venv, then put it first on PATH for this session."""
     stamp = VENV / ".rsp-stamp"
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    h = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    for adapter in _adapters():
+        h.update(str(adapter.relative_to(ROOT)).encode() + b"\0")
+        h.update((adapter / "pyproject.toml").read_bytes())
+    want = h.hexdigest()
     if not (BIN / "python").exists():
         session.run(sys.executable, "-m", "venv", str(VENV), external=True)
     if not stamp.exists() or stamp.read_text() != want:
         session.run(
             str(BIN / "python"), "-m", "pip", "install", "-q", "--upgrade", "pip", external=True
         )
+        editable = [arg for a in _adapters() for arg in ("-e", str(a))]
         session.run(
-            str(BIN / "python"), "-m", "pip", "install", "-q", "-e", f"{ROOT}[dev]", external=True
+            str(BIN / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "-e",
+            f"{ROOT}[dev]",
+            *editable,
+            external=True,
         )
         stamp.write_text(want)
     session.env["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -58,15 +78,19 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff check + format check."""
     _shared_env(session)
-    _run(session, "ruff", "check", "rsp_sdk", "tests", "benchmarks", "noxfile.py")
-    _run(session, "ruff", "format", "--check", "rsp_sdk", "tests", "benchmarks", "noxfile.py")
+    paths = ["rsp_sdk", "adapters", "tests", "benchmarks", "noxfile.py"]
+    _run(session, "ruff", "check", *paths)
+    _run(session, "ruff", "format", "--check", *paths)
 
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the SDK."""
+    """mypy --strict on the SDK and on each bundled adapter."""
     _shared_env(session)
     _run(session, "mypy", "--strict", "rsp_sdk")
+    for adapter in _adapters():
+        packages = sorted(p.parent.name for p in adapter.glob("*/__init__.py"))
+        _run(session, "mypy", "--strict", *(str(adapter / p) for p in packages))
 
 
 @nox.session

@@ -160,10 +160,16 @@ def run(
     missing = (
         adapter.capabilities.missing(required_features(query.spec)) if query.spec else frozenset()
     )
+    not_expressible: UnsupportedQuery | None = None
     if query.spec is None:
         rendered: str | None = query.raw_text or ""
+    elif missing:
+        rendered = None
     else:
-        rendered = None if missing else adapter.render(query.spec)
+        try:  # the dialect may lack a construct the feature flags do not name
+            rendered = adapter.render(query.spec)
+        except UnsupportedQuery as exc:
+            rendered, not_expressible = None, exc
     driver = adapter.driver(cache)
     if driver.kind not in runtime.supports:  # a usage error: no run directory for it
         raise RspError(
@@ -228,6 +234,8 @@ def run(
         if missing:
             assert query.spec is not None
             raise UnsupportedQuery(adapter.name, query.spec.name, missing)
+        if not_expressible is not None:
+            raise not_expressible
         session = adapter.open(
             runtime,
             recorder.dir / "engine",

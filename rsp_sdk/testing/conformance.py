@@ -42,6 +42,7 @@ from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.batch import TripleBatch, fixed_bounds, pack_lines, slice_batches
 from rsp_sdk.engine.capabilities import Feature
 from rsp_sdk.engine.session import EngineSession, ResultEvent, Timeouts, UnsupportedQuery
+from rsp_sdk.model.profile import ReportPolicy
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineCrashed, EngineError, EngineTimeout
@@ -224,6 +225,8 @@ class AdapterConformance:
     def test_advance_time_flushes_last_window(self, open_session: Opener) -> None:
         if Feature.APP_TIME_INPUT not in self.adapter.capabilities:
             pytest.skip(f"{self.adapter.name} runs on the wall clock (no app_time_input)")
+        if not self.adapter.profile.report & {ReportPolicy.WINDOW_CLOSE, ReportPolicy.PERIODIC}:
+            pytest.skip(f"{self.adapter.name} reports on content change: no window waits for time")
         session = self.start(open_session)
         for b in self.batches():
             session.push(self.scenario.stream, b)

@@ -1,0 +1,230 @@
+"""Engine throughput through the rsp-js and JTALIS adapters, against the engine alone.
+
+Both push the CSRBench stream (15 188 triples, 34 timestamps) with CSRBench Q1 (10 s windows,
+a 4-pattern join and a FILTER) as fast as possible, and compare with the same engine fed the
+same triples without our protocol, measured in the same run:
+
+* rsp-js: a Node loop calling ``RDFStream.add`` for the quads and waiting for the evaluations
+  (the driver's work minus JSON lines and the per-element settling);
+* ETALIS: ``driver.pl`` reading the same events as one ready-made ``push([...])`` term (the
+  shim's Python side — JSON, N-Triples parsing, term conversion — left out).
+
+Ratio = adapter rate / engine-alone rate (1.0: the adapter costs nothing). Skipped (with the
+provisioning message) when an engine is not provisioned.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import Result, bench
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("RSP_SHARED_DATA", REPO.parent / "shared" / "data"))
+CSRBENCH = DATA / "dellaglio+csrbench-oracle" / "data"
+STREAM = "http://ex.org/streams/test"
+W = "http://rsp-sdk.org/csrbench/w"
+OM = "http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#"
+WEATHER = "http://knoesis.wright.edu/ssw/ont/weather.owl#"
+Q1 = (
+    f"SELECT ?sensor ?obs WHERE {{ GRAPH <{W}> {{ ?obs <{OM}observedProperty> "
+    f"<{WEATHER}_AirTemperature> ; <{OM}procedure> ?sensor ; <{OM}result> ?res . "
+    f"?res <{OM}floatValue> ?value . FILTER(?value > 80) }} }}"
+)
+
+
+def _inputs():  # type: ignore[no-untyped-def]
+    from rsp_sdk.engine.batch import fixed_bounds, pack_lines, slice_batches
+    from rsp_sdk.model.query import QuerySpec, WindowSpec
+    from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
+
+    table = read_csrbench_folder(CSRBENCH, interval_ms=1000)
+    batches = slice_batches(
+        pack_lines(table), table["t_app_ms"], fixed_bounds(table.num_rows, 10_000)
+    )
+    spec = QuerySpec(
+        name="q1",
+        text=Q1,
+        sparql=Q1,
+        variables=["sensor", "obs"],
+        windows=[WindowSpec(name=W, stream=STREAM, range_ms=10_000, step_ms=10_000)],
+        window_graphs=True,
+    )
+    return table, batches, spec
+
+
+def _through_adapter(adapter, spec, batches, workdir: Path) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+    from rsp_sdk.runtime import get_runtime
+    from rsp_sdk.testing import drain
+
+    session = adapter.open(get_runtime("subprocess"), workdir)
+    try:
+        session.register_stream(STREAM)
+        session.register_query(spec)
+        started = time.perf_counter()
+        for b in batches:
+            session.push(STREAM, b)
+        session.advance_time(batches[-1].t_max_ms + 20_000)
+        elapsed = time.perf_counter() - started
+        rows = sum(len(ev.rows) for ev in drain(session, quiet_s=0.5))
+    finally:
+        session.close()
+    return elapsed, rows
+
+
+NODE_ALONE = r"""
+const fs = require('fs');
+console.log = console.debug = console.info = () => {};
+const N3 = require('n3'); const { RSPEngine } = require('rsp-js');
+const [queryFile, dataFile] = process.argv.slice(2);
+const lines = fs.readFileSync(dataFile, 'utf8').split('\n').filter(Boolean);
+const times = lines.map((l) => Number(l.slice(0, l.indexOf(' '))));
+const quads = new N3.Parser({ format: 'N-Triples' }).parse(
+  lines.map((l) => l.slice(l.indexOf(' ') + 1) + ' .\n').join(''));
+fs.mkdirSync('logs', { recursive: true });
+const engine = new RSPEngine(fs.readFileSync(queryFile, 'utf8'));
+const stream = engine.getStream('STREAM');
+let rows = 0; engine.register().on('RStream', () => { rows += 1; });
+(async () => {
+// warm Comunica up as the driver's registration check does, outside the timing
+const { QueryEngine } = require('@comunica/query-sparql');
+await (await new QueryEngine().queryBindings(engine.r2r.query, { sources: [new N3.Store()] })).toArray();
+const started = process.hrtime.bigint();
+for (let i = 0; i < quads.length; i++) stream.add(quads[i], times[i]);
+stream.add(new N3.DataFactory.quad(N3.DataFactory.namedNode('urn:tick'),
+  N3.DataFactory.namedNode('urn:tick'), N3.DataFactory.namedNode('urn:tick')), times[times.length - 1] + 10001);
+setTimeout(function wait() {
+  // evaluations are asynchronous: wait until the last window has been evaluated
+  if (rows < Number(process.argv[4])) return setTimeout(wait, 1);
+  const s = Number(process.hrtime.bigint() - started) / 1e9;
+  process.stdout.write(JSON.stringify({ seconds: s, rows }) + '\n');
+}, 0);
+})();
+"""
+
+
+@bench("engines.rspjs")
+def rspjs() -> list[Result]:
+    import json
+
+    from rsp_adapter_rspjs import RspJsAdapter
+    from rsp_adapter_rspjs.adapter import node_executable
+
+    from rsp_sdk.engine import ProvisionCache
+
+    adapter = RspJsAdapter()
+    missing = adapter.missing_artifacts()
+    if missing:
+        return [Result("engines.rspjs", 0, "skipped", note="; ".join(missing))]
+    table, batches, spec = _inputs()
+    n = table.num_rows
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        seconds, rows = _through_adapter(adapter, spec, batches, tmp / "adapter")
+        (tmp / "q.rspql").write_text(adapter.render(spec))
+        (tmp / "data.txt").write_bytes(b"".join(b.packed for b in batches))
+        script = tmp / "alone.js"
+        script.write_text(NODE_ALONE.replace("STREAM", STREAM))
+        manifest = adapter.manifest()
+        assert manifest is not None
+        env = {**os.environ, "NODE_PATH": str(ProvisionCache().npm_modules(manifest))}
+        out = subprocess.run(
+            [node_executable(), str(script), "q.rspql", "data.txt", str(rows)],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
+        alone = json.loads(out.stdout.strip().splitlines()[-1])
+    rate, peer = n / seconds, n / alone["seconds"]
+    return [
+        Result(
+            "engines.rspjs.adapter",
+            rate,
+            "triples/s",
+            target="rsp-js alone (Node loop)",
+            ratio=rate / peer,
+            note=f"{n} triples, {rows} result rows; alone: {peer:,.0f} triples/s",
+        )
+    ]
+
+
+@bench("engines.jtalis")
+def jtalis() -> list[Result]:
+    from rsp_adapter_jtalis import JtalisAdapter
+    from rsp_adapter_jtalis.adapter import ep_sparql_file, swipl_executable
+    from rsp_adapter_jtalis.shim import DRIVER_PL, prolog_term, quote_atom
+
+    from rsp_sdk.engine import ProvisionCache
+
+    adapter = JtalisAdapter()
+    missing = adapter.missing_artifacts()
+    if missing:
+        return [Result("engines.jtalis", 0, "skipped", note="; ".join(missing))]
+    table, batches, spec = _inputs()
+    n = table.num_rows
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        seconds, rows = _through_adapter(adapter, spec, batches, tmp / "adapter")
+        import json
+
+        rendered = json.loads(adapter.render(spec))
+        manifest = adapter.manifest()
+        assert manifest is not None
+        root = ProvisionCache().engine_dir("jtalis") / "artifacts" / manifest.artifacts[0].file
+        events = ",".join(
+            f"e({prolog_term(s)},{prolog_term(p)},{prolog_term(o)},{t})"
+            for t, s, p, o in zip(
+                table["t_app_ms"].to_pylist(),
+                table["s"].to_pylist(),
+                table["p"].to_pylist(),
+                table["o"].to_pylist(),
+                strict=True,
+            )
+        )
+        setup = (
+            f"open({quote_atom(str(ep_sparql_file(root)))}, []).\n"
+            f"register_query(1, {quote_atom(rendered['ep_sparql'])}, {rendered['within_ms']}).\n"
+        )
+        proc = subprocess.Popen(
+            [swipl_executable(), "--traditional", "-q", str(DRIVER_PL)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=tmp,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(setup.encode())
+        proc.stdin.flush()
+        for _ in range(2):  # open and register answer OK
+            assert proc.stdout.readline().startswith(b"OK")
+        started = time.perf_counter()
+        proc.stdin.write(f"push([{events}]).\n".encode())
+        proc.stdin.flush()
+        while not proc.stdout.readline().startswith((b"OK", b"ERR")):
+            pass
+        alone = time.perf_counter() - started
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    rate, peer = n / seconds, n / alone
+    return [
+        Result(
+            "engines.jtalis.adapter",
+            rate,
+            "triples/s",
+            target="ETALIS alone (driver.pl fed the same push term)",
+            ratio=rate / peer,
+            note=f"{n} triples, {rows} result rows; alone: {peer:,.0f} triples/s",
+        )
+    ]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(0)
