@@ -10,8 +10,25 @@ from rsp_sdk.runtime import get_runtime
 from rsp_sdk.testing import Scenario, TreeWatch
 from tests.fixtures.adapters import ToyJavaAdapter, ToyPyAdapter
 
-# (adapter, runtime) pairs: Java fixture × {jpype, py4j}, Python fixture × {subprocess}
-COMBOS = [("toy-java", "jpype"), ("toy-java", "py4j"), ("toy-py", "subprocess")]
+# (adapter, runtime) pairs: Java fixture × {jpype, py4j, docker}, Python fixture × {subprocess}
+COMBOS = [
+    ("toy-java", "jpype"),
+    ("toy-java", "py4j"),
+    ("toy-java", "docker"),
+    ("toy-py", "subprocess"),
+]
+
+
+def skip_if_unavailable(runtime: str) -> None:
+    """Skip when the runtime cannot work here, with its own reason (no Docker daemon)."""
+    import pytest
+
+    unavailable = getattr(get_runtime(runtime), "unavailable", None)
+    reason = unavailable() if callable(unavailable) else None
+    if reason:
+        pytest.skip(str(reason))
+
+
 ADAPTERS = {"toy-java": ToyJavaAdapter(), "toy-py": ToyPyAdapter()}
 SCENARIO = Scenario(triples=20_000, span_ms=4_000)
 
