@@ -28,7 +28,7 @@ from rsp_sdk.errors import InputError, RspError
 
 # Bump when the way the rootfs is assembled (user, folders, cleanup, image config) changes:
 # images built by older code then no longer match the digest and are rebuilt.
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
 BASE_REPOSITORY = "rsp-base"
 LOCK_HEADER = (
     "# The pinned Debian root filesystem under every rsp-sdk engine image (containers/base).\n"
@@ -177,12 +177,13 @@ class LockDrift(RspError):
         self.diff = diff
         n = len(diff.changed) + len(diff.added) + len(diff.removed)
         served = f" (mirror release of {release})" if release else ""
+        option = "" if lock_path == default_lock_path() else f" --lock {lock_path}"
         super().__init__(
             f"the base image cannot be built with the pinned packages of {lock_path}: "
             f"{n} package(s) differ from what the Debian mirror serves now{served}:\n"
             f"{diff.report()}\n"
             "Debian serves one version per package and suite, so pinned versions vanish with "
-            "point releases. To accept the new versions: rsp images build --update-lock "
+            f"point releases. To accept the new versions: rsp images build --update-lock{option} "
             "(then commit the lock file)."
         )
 
