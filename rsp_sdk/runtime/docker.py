@@ -302,7 +302,6 @@ class DockerRuntime:
     def launch(self, spec: DriverSpec, workdir: Path, *, log_dir: Path) -> DockerChannel:
         if not isinstance(spec, JvmDriver):
             raise TypeError(f"the docker runtime carries JVM drivers, not {spec.kind!r} drivers")
-        started = time.monotonic()
         from rsp_sdk.images.engine import ensure_engine_image
         from rsp_sdk.images.lock import load_lock
 
