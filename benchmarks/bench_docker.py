@@ -2,7 +2,7 @@
 JVM in the engine's image instead of a host subprocess.
 
 * push throughput: 5 M triples (1 M distinct, 100k-triple batches) into the Java fixture
-  engine's no-op sink, py4j and docker interleaved twice; target docker ≥ 0.8 × py4j;
+  engine's no-op sink, py4j and docker interleaved three times; target docker ≥ 0.8 × py4j;
 * container start to ready: ``launch`` with the image already built (create + start the
   container, bridge JVM up, py4j and data lane connected); target ≤ 2 s, py4j's JVM start shown
   next to it. Needs the base image (``rsp images build``); the fixture image is built here.
@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO))
 
 PASSES = 5
 LAUNCHES = 5
+ROUNDS = 3
 
 
 @bench("runtime.docker")
@@ -96,7 +97,7 @@ def docker_runtime() -> list[Result]:
         batches = [TripleBatch(p, BATCH, 0, 0) for p in packed]
         total = len(batches) * BATCH * PASSES
         rates: dict[str, list[float]] = {"py4j": [], "docker": []}
-        for rnd in range(2):
+        for rnd in range(ROUNDS):
             for name in rates:
                 with _session(name, cache, tmp / f"push-{name}-{rnd}") as session:
                     for b in batches:  # warm-up pass: JIT, buffers
@@ -107,8 +108,8 @@ def docker_runtime() -> list[Result]:
                             session.push(STREAM, b)
                     rates[name].append(total / (time.perf_counter() - t0))
         py4j, docker = max(rates["py4j"]), max(rates["docker"])
-        out.append(Result("py4j: 5 M triples into the sink (best of 2)", py4j, "triples/s"))
-        out.append(Result("docker: 5 M triples into the sink (best of 2)", docker, "triples/s"))
+        out.append(Result("py4j: 5 M triples into the sink (best of 3)", py4j, "triples/s"))
+        out.append(Result("docker: 5 M triples into the sink (best of 3)", docker, "triples/s"))
         out.append(
             Result(
                 "docker / py4j push throughput",
