@@ -239,6 +239,24 @@ def test_container_has_limits_user_and_host_loopback_ports(
     watch.assert_clean()
 
 
+def test_engine_that_writes_outside_its_work_dir_gets_a_writable_root(
+    client: Any, base: Any, toy_cache: Any, tmp_path: Path
+) -> None:
+    from rsp_sdk.runtime.docker import DockerRuntime
+    from tests.fixtures.adapters import ToyJavaAdapter
+
+    spec = ToyJavaAdapter().driver(toy_cache)
+    assert spec.read_only_root  # the manifest's default
+    writable = spec.model_copy(update={"read_only_root": False})
+    channel = DockerRuntime().launch(writable, tmp_path / "w", log_dir=tmp_path / "logs")
+    try:
+        info = client.api.inspect_container(channel.container_id)
+        assert info["HostConfig"]["ReadonlyRootfs"] is False
+    finally:
+        channel.close()
+    assert _gone(client, channel.container_id)
+
+
 def test_static_data_outside_the_work_dir_is_visible(toy_cache: Any, tmp_path: Path) -> None:
     from rsp_sdk.runtime.docker import DockerChannel
 

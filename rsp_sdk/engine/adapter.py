@@ -103,6 +103,7 @@ class BaseAdapter:
             system_properties=dict(manifest.jvm.properties),
             engine=manifest.engine.name or self.name,
             engine_version=manifest.engine.version or self.version,
+            read_only_root=manifest.jvm.read_only_root,
         )
 
     def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:

@@ -103,6 +103,9 @@ class JvmDriver(BaseModel):
     system_properties: dict[str, str] = Field(default_factory=dict)
     engine: str = Field(default="", description="engine name (names its Docker image)")
     engine_version: str = Field(default="", description="engine version (image label)")
+    read_only_root: bool = Field(
+        default=True, description="docker: run with a read-only root filesystem"
+    )
 
 
 class ProcessDriver(BaseModel):

@@ -9,7 +9,8 @@ host, which the ready line reports as usual. Images are never pulled (Ryuk, test
 reaper, would need one, so it is always off; cleanup is ours, see below).
 
 The container runs as a non-root user (uid 10001, or the caller's own uid when not root), with a
-read-only root filesystem, a tmpfs ``/tmp``, and the run's work dir bind-mounted read-write at
+read-only root filesystem (unless the engine's manifest says ``read_only_root = false``), a tmpfs
+``/tmp``, and the run's work dir bind-mounted read-write at
 the same path (so the paths of ``open``/``load_static`` mean the same inside and out; a static
 file elsewhere is copied into the work dir first). Memory and CPU limits come from the run
 config (``ResourceLimits``).
@@ -387,7 +388,7 @@ class DockerRuntime:
         kwargs: dict[str, Any] = {
             "network": "host",
             "user": user,
-            "read_only": self.read_only,
+            "read_only": self.read_only and spec.read_only_root,
             "stdin_open": True,  # with detach=False at create: StdinOnce, our lifeline
             "auto_remove": True,
             "working_dir": str(workdir),
