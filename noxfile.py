@@ -101,6 +101,16 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def images(session: nox.Session) -> None:
+    """Docker images: the pinned Debian/JRE base from containers/base/bookworm.lock (root and
+    debootstrap; a no-op when built), provisioned engines, and the Java fixture engine's image
+    (pass `rsp images build` options after `--`, e.g. `-- --update-lock`)."""
+    _shared_env(session)
+    _run(session, "rsp", "images", "build", *session.posargs)
+    _run(session, "python", "-m", "tests.fixtures.images")
+
+
+@nox.session
 def demo(session: nox.Session) -> None:
     """The main job until the matrix exists: generate a YABench stream and summarise it."""
     _shared_env(session)

@@ -44,6 +44,7 @@ Manifest (TOML)::
     driver_class = "org.rspsdk.adapters.csparql.CsparqlDriver"
     flags = ["--add-opens", "java.base/java.lang=ALL-UNNAMED"]
     properties = {}
+    read_only_root = true                     # docker: false if it writes outside its work dir
 
     [glue]
     sources = "glue"                          # folder of .java files, relative to the manifest
@@ -128,6 +129,11 @@ class JvmSettings(BaseModel):
     driver_class: str = ""
     flags: list[str] = Field(default_factory=list)
     properties: dict[str, str] = Field(default_factory=dict)
+    read_only_root: bool = Field(
+        default=True,
+        description="the engine writes only to its work dir and /tmp, so its container's root "
+        "filesystem can be read-only (docker runtime); false for engines that write elsewhere",
+    )
 
 
 class GlueSettings(BaseModel):

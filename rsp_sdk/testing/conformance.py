@@ -10,9 +10,11 @@
         adapter = MyEngineAdapter()
         scenario = Scenario(triples=20_000)          # optional: stream, query, expectations
 
-Every test runs once per runtime that can carry the adapter's driver (``jpype`` and ``py4j`` for
-a JVM driver, ``subprocess`` for a JSON-lines program; set ``runtimes`` to narrow it). Each test
-checks that the engine's process tree and ports are gone afterwards. Override the ``rsp_cache``
+Every test runs once per runtime that can carry the adapter's driver (``jpype``, ``py4j`` and
+``docker`` for a JVM driver, ``subprocess`` for a JSON-lines program; set ``runtimes`` to narrow
+it). A runtime that cannot work on this machine says why (``unavailable()``, e.g. no Docker
+daemon) and its tests are skipped with that reason. Each test checks that the engine's process
+tree and ports are gone afterwards. Override the ``rsp_cache``
 fixture to point at a provisioning cache other than ``$RSP_CACHE``.
 
 What is checked: the lifecycle (open, register, push, advance, poll, close; context manager,
@@ -97,6 +99,10 @@ class AdapterConformance:
     def open_session(
         self, rsp_runtime_name: str, rsp_cache: Any, tmp_path: Path
     ) -> Iterator[Opener]:
+        unavailable = getattr(get_runtime(rsp_runtime_name), "unavailable", None)
+        reason = unavailable() if callable(unavailable) else None
+        if reason:
+            pytest.skip(str(reason))
         opened: list[tuple[EngineSession, TreeWatch]] = []
 
         def opener(
