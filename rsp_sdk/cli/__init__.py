@@ -13,7 +13,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from rsp_sdk.cli import generate, stream
+from rsp_sdk.cli import generate, oracle, profiles, stream
 from rsp_sdk.errors import RspError
 
 app = typer.Typer(
@@ -25,6 +25,8 @@ app = typer.Typer(
 )
 app.add_typer(stream.app, name="stream")
 app.add_typer(generate.app, name="generate")
+app.add_typer(oracle.app, name="oracle")
+app.add_typer(profiles.app, name="profiles")
 
 err = Console(stderr=True)
 
