@@ -33,7 +33,12 @@ from rsp_sdk.model.results import EXPECTED_SCHEMA
 from rsp_sdk.oracle import s2r
 from rsp_sdk.oracle.bindings import bindings_from_terms
 from rsp_sdk.oracle.r2r.fragment import ANY_WINDOW, NotInFragment, SqlPlan, analyze
-from rsp_sdk.oracle.r2r.oxigraph import OUTPUT_SCHEMA, OxConfig, evaluate_group
+from rsp_sdk.oracle.r2r.oxigraph import (
+    OUTPUT_SCHEMA,
+    OxConfig,
+    evaluate_group,
+    lexical_restorer,
+)
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
 from rsp_sdk.oracle.r2r.sqlgen import compile_plan
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
@@ -208,6 +213,7 @@ class OracleJob:
             window_names=window_names,
             event_driven=self.profile.event_driven,
             static_digest=digest,
+            restore=lexical_restorer(self.stream.column("o").combine_chunks()),
         )
 
         def fn(table: pa.Table) -> pa.Table:

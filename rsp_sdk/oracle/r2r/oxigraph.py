@@ -22,6 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyoxigraph as ox
 
+from rsp_sdk.model.terms import to_oxigraph
+
 PLAIN_GRAPH = "urn:x-rsp-sdk:window-content"
 
 OUTPUT_SCHEMA = pa.schema(
@@ -44,6 +46,7 @@ class OxConfig:
     window_names: list[str] | None  # GRAPH mode: window w's content is graph window_names[w]
     event_driven: bool
     static_digest: str | None
+    restore: dict[str, str] | None = None  # oxigraph's canonical literal → the stream's text
 
 
 def _store(cfg: OxConfig, static_nt: Callable[[], bytes | None]) -> ox.Store:
@@ -96,6 +99,7 @@ def evaluate_group(
         query_kwargs["named_graphs"] = [ox.NamedNode(n) for n in named]
     else:
         query_kwargs["default_graph"] = [ox.DefaultGraph(), ox.NamedNode(PLAIN_GRAPH)]
+    restore = cfg.restore or {}
     loaded = 0
     cache: tuple[int, list[tuple[str | None, ...]]] | None = None
 
@@ -119,7 +123,11 @@ def evaluate_group(
             row = []
             for v in cfg.variables:
                 term = sol[v]
-                row.append(None if term is None else str(term))
+                if term is None:
+                    row.append(None)
+                else:
+                    text = str(term)
+                    row.append(restore.get(text, text))
             out.append(tuple(row))
         cache = (loaded, out)
         return out
@@ -156,3 +164,29 @@ def evaluate_group(
         ],
         schema=OUTPUT_SCHEMA,
     )
+
+
+def lexical_restorer(objects: pa.Array) -> dict[str, str]:
+    """Map pyoxigraph's canonical form of each typed literal back to how the stream wrote it.
+
+    pyoxigraph stores numbers, booleans, dates… by value and prints them canonically
+    ("62.0"^^xsd:float comes back as "62"), but an engine returns the term it was given, and
+    the other evaluator keeps it too. A canonical form that several spellings share stays as
+    it is (those spellings are one term inside the store anyway).
+    """
+    typed = pc.unique(objects.filter(pc.match_substring(objects, '"^^<'))).to_pylist()
+    if not typed:
+        return {}
+    store = ox.Store()
+    pred = ox.NamedNode("urn:x-rsp-sdk:p")
+    store.extend(
+        ox.Quad(ox.NamedNode(f"urn:x-rsp-sdk:{i}"), pred, to_oxigraph(t))
+        for i, t in enumerate(typed)
+    )
+    seen: dict[str, str | None] = {}
+    for quad in store:
+        original = typed[int(quad.subject.value.rsplit(":", 1)[1])]
+        canonical = str(quad.object)
+        if canonical != original:
+            seen[canonical] = original if canonical not in seen else None
+    return {k: v for k, v in seen.items() if v is not None}
