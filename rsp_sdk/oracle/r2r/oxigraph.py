@@ -120,7 +120,7 @@ def evaluate_group(
         out: list[tuple[str | None, ...]] = []
         results = cast(ox.QuerySolutions, store.query(cfg.sparql, **query_kwargs))
         for sol in results:
-            row = []
+            row: list[str | None] = []
             for v in cfg.variables:
                 term = sol[v]
                 if term is None:
