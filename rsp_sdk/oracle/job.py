@@ -51,6 +51,9 @@ class Choice:
     evaluator: str  # "oxigraph", "sql" or "temporal"
     reason: str
     plan: SqlPlan | None = None
+    # content change with pyoxigraph: the monotone pattern under the query, whose solutions'
+    # completion events are the only events at which the result can change within a window
+    inner: SqlPlan | None = None
 
 
 def choose_evaluator(
@@ -87,6 +90,17 @@ def choose_evaluator(
         raise InputError(
             f"the Spark SQL evaluator cannot run this query under this profile: {reason}",
             expected="--evaluator oxigraph",
+        )
+    if len(query.windows) == 1 and not profile.event_driven:
+        inner = SqlPlan(
+            patterns=plan.patterns,
+            filters=plan.filters,
+            projection=[(v, v) for p in plan.patterns for v in p.variables][:1],
+        )
+        return Choice(
+            "oxigraph",
+            f"{reason}; pyoxigraph evaluates only where the pattern gains a solution",
+            inner=inner,
         )
     return Choice("oxigraph", reason)
 
@@ -214,6 +228,7 @@ class OracleJob:
             event_driven=self.profile.event_driven,
             static_digest=digest,
             restore=lexical_restorer(self.stream.column("o").combine_chunks()),
+            change_points=self._change_points(),
         )
 
         def fn(table: pa.Table) -> pa.Table:
@@ -244,6 +259,39 @@ class OracleJob:
         )
         schema = ", ".join(f"{f.name} {_spark_type(f.type)}" for f in OUTPUT_SCHEMA)
         return elem_rows.unionByName(event_rows).groupBy("kc").applyInArrow(fn, schema)
+
+    def _event_key(self) -> tuple[str, int | None]:
+        """How a solution's completion becomes an event key: (column, tick unit or None)."""
+        profile = self.profile
+        if ReportPolicy.PERIODIC in profile.report:
+            return "maxt", profile.period_ms
+        if profile.tick is Tick.TIME_DRIVEN:
+            return "maxt", profile.time_unit_ms
+        if profile.tick is Tick.TUPLE_DRIVEN:
+            return "maxidx", None
+        return "maxt", None
+
+    def _change_points(self) -> frozenset[int] | None:
+        """Event keys at which the query's monotone pattern gains a solution (or None).
+
+        Within one content-change window group the content only grows, so a query over a
+        monotone pattern (also under aggregates) can change its result only at such events;
+        the group evaluates there and reuses the previous result elsewhere.
+        """
+        inner = self.choice.inner
+        if inner is None or ReportPolicy.CONTENT_CHANGE not in self.profile.report:
+            return None
+        content = self.spark.createDataFrame(
+            self.stream.filter(pa.array(self.masks[0]))
+            .select(["idx", "t_app_ms", "s", "p", "o"])
+            .rename_columns(["idx", "t", "s", "p", "o"])
+        )
+        sql = compile_plan(inner, temporal=True, omega=self.geom.omega)
+        matches = self._run_sql(sql, content=content, static=self._static_df())
+        col, unit = self._event_key()
+        ek = F.col(col) if unit is None else F.ceil(F.col(col) / F.lit(unit)).cast("long") * unit
+        keys = matches.select(ek.alias("ek")).distinct().toArrow()
+        return frozenset(int(v) for v in keys.column("ek").to_pylist())
 
     def _relations_sql(self, elems: DataFrame, events: DataFrame) -> DataFrame:
         """The compiled query over the keyed content, materialised once.

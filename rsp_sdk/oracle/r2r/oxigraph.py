@@ -47,6 +47,9 @@ class OxConfig:
     event_driven: bool
     static_digest: str | None
     restore: dict[str, str] | None = None  # oxigraph's canonical literal → the stream's text
+    # event keys (row position if tuple-driven, else the event time) at which the result can
+    # change; None = evaluate at every event
+    change_points: frozenset[int] | None = None
 
 
 def _store(cfg: OxConfig, static_nt: Callable[[], bytes | None]) -> ox.Store:
@@ -132,6 +135,8 @@ def evaluate_group(
         cache = (loaded, out)
         return out
 
+    changes = cfg.change_points
+    previous: list[tuple[str | None, ...]] | None = None
     kc_out: list[int] = []
     kb_out: list[int] = []
     kr_out: list[int] = []
@@ -144,9 +149,12 @@ def evaluate_group(
                 advance(kb, kr)
                 after = Counter(solutions())
                 rows = list((after - before).elements())
+            elif changes is not None and previous is not None and _key(kb, kr) not in changes:
+                rows = previous  # nothing new can be complete here: the same result
             else:
                 advance(kb, kr)
                 rows = solutions()
+                previous = rows
             for row in rows:
                 kc_out.append(kc)
                 kb_out.append(kb)
@@ -164,6 +172,13 @@ def evaluate_group(
         ],
         schema=OUTPUT_SCHEMA,
     )
+
+
+def _key(kb: int, kr: int) -> int:
+    """The event key of a content bound: the row (tuple-driven) or the event time."""
+    from rsp_sdk.oracle.s2r import INF
+
+    return kb - 1 if kr >= INF else kr
 
 
 def lexical_restorer(objects: pa.Array) -> dict[str, str]:
