@@ -168,6 +168,7 @@ def _yabench_run(stations: int, spark: Any, naive: bool) -> list[Result]:
                     f"{result.num_rows:,} rows",
                 )
             )
+            print(f"    {out[-1].name}: {took:.1f} s — {out[-1].note}", flush=True)
             if name == "Q1 filter" and evaluator == "auto":
                 q1_spark = took
     cqels = "cqels"

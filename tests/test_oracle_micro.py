@@ -222,3 +222,30 @@ def test_no_empty_relations_and_all_t0_candidates(spark: Any) -> None:
     out = expected(stream, q, prof, spark=spark)
     assert sorted(set(out.column("t0_ms").to_pylist())) == [0]  # t0 = 1000 reports nothing
     assert relations(out, 0) == [(2000, 0, 2000, 3, TOGETHER_R1)]
+
+
+@pytest.mark.parametrize("evaluator", BOTH)
+def test_static_data_joins_window_content(spark: Any, evaluator: str, tmp_path: Any) -> None:
+    # static background knowledge: r1 is a kitchen; the window says who is where
+    static = tmp_path / "rooms.ttl"
+    static.write_text(
+        "@prefix ex: <http://example.org/> .\nex:r1 a ex:Kitchen .\nex:r2 a ex:Office .\n"
+    )
+    stream = rooms("0: m1@r1 m2@r2; 1000: m3@r1; 2500: m2@r1")
+    q = (
+        "PREFIX ex: <http://example.org/>\n"
+        "REGISTER RSTREAM <k> AS SELECT ?a\n"
+        "FROM <http://example.org/building>\n"
+        "FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> [RANGE PT2S STEP PT2S]\n"
+        "WHERE { ?r a ex:Kitchen . WINDOW ex:w { ?a ex:detectedAt ?r } }"
+    )
+    prof = profile(RP.WINDOW_CLOSE, RP.NON_EMPTY_CONTENT, empty=True)
+    out = expected(stream, q, prof, t0s=[0], static=[static], spark=spark, evaluator=evaluator)
+    # [0,2000): m1 and m3 in the kitchen; [2000,4000): m2
+    assert [(r[0], r[4]) for r in relations(out, 0)] == [
+        (2000, {("a=m1",), ("a=m3",)}),
+        (4000, {("a=m2",)}),
+    ]
+    # without the static data nobody is in a kitchen: empty relations
+    out = expected(stream, q, prof, t0s=[0], spark=spark, evaluator=evaluator)
+    assert [(r[0], r[4]) for r in relations(out, 0)] == [(2000, set()), (4000, set())]

@@ -35,13 +35,22 @@ def bindings_from_terms(terms: pa.Array | pa.ChunkedArray, variables: list[str])
     """``terms[i]`` lists the terms of ``variables`` (None = unbound) → binding JSON strings."""
     if isinstance(terms, pa.ChunkedArray):
         terms = terms.combine_chunks() if terms.num_chunks else pa.array([], terms.type)
-    n = len(terms)
+    if len(terms) == 0:
+        return pa.array([], pa.string())
+    return bindings_from_columns(
+        [pc.list_element(terms, i) for i in range(len(variables))], variables
+    )
+
+
+def bindings_from_columns(columns: list[pa.Array], variables: list[str]) -> pa.Array:
+    """One string column of N-Triples terms per variable (null = unbound) → binding JSON."""
+    n = len(columns[0]) if columns else 0
     if n == 0:
         return pa.array([], pa.string())
     pieces = []
     for name in sorted(set(variables)):
         i = variables.index(name)
-        values = pc.list_element(terms, i)
+        values = columns[i]
         key = json.dumps(name, ensure_ascii=False) + ":"
         piece = pc.binary_join_element_wise(pa.scalar(key), _term_json(values), ",", "")
         # "key:term," for a bound variable, "" for an unbound one (pyarrow's null skipping

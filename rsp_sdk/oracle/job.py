@@ -31,8 +31,9 @@ from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.results import EXPECTED_SCHEMA
 from rsp_sdk.oracle import s2r
-from rsp_sdk.oracle.bindings import bindings_from_terms
-from rsp_sdk.oracle.r2r.fragment import ANY_WINDOW, NotInFragment, SqlPlan, analyze
+from rsp_sdk.oracle.bindings import bindings_from_columns, bindings_from_terms
+from rsp_sdk.oracle.encoding import TermDictionary
+from rsp_sdk.oracle.r2r.fragment import ANY_WINDOW, Aggregate, NotInFragment, SqlPlan, analyze
 from rsp_sdk.oracle.r2r.oxigraph import (
     OUTPUT_SCHEMA,
     OxConfig,
@@ -40,7 +41,7 @@ from rsp_sdk.oracle.r2r.oxigraph import (
     lexical_restorer,
 )
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
-from rsp_sdk.oracle.r2r.sqlgen import compile_plan
+from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
 
 
@@ -91,12 +92,10 @@ def choose_evaluator(
             f"the Spark SQL evaluator cannot run this query under this profile: {reason}",
             expected="--evaluator oxigraph",
         )
-    if len(query.windows) == 1 and not profile.event_driven:
-        inner = SqlPlan(
-            patterns=plan.patterns,
-            filters=plan.filters,
-            projection=[(v, v) for p in plan.patterns for v in p.variables][:1],
-        )
+    first = next((v for p in plan.patterns for v in p.variables), None)
+    if len(query.windows) == 1 and not profile.event_driven and first is not None:
+        projection: list[tuple[str, str | Aggregate]] = [(first, first)]
+        inner = SqlPlan(patterns=plan.patterns, filters=plan.filters, projection=projection)
         return Choice(
             "oxigraph",
             f"{reason}; pyoxigraph evaluates only where the pattern gains a solution",
@@ -163,30 +162,93 @@ class OracleJob:
         self.reports, self.openings = s2r.report_table(profile, self.geom, self.t0s)
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
+        self._terms: TermDictionary | None = None
 
-    # -- Spark inputs -------------------------------------------------------------------------
-    def _rows(self) -> DataFrame:
-        """Elements of every windowed stream, once per window reading them: (w, ω_w, idx, …)."""
-        parts = []
-        for w, (spec, mask) in enumerate(zip(self.query.windows, self.masks, strict=True)):
-            sub = self.stream.filter(pa.array(mask)).select(["idx", "t_app_ms", "s", "p", "o"])
-            sub = sub.filter(pa.array(relevant(sub, w, self.relevance)))
-            sub = sub.rename_columns(["idx", "t", "s", "p", "o"])
-            sub = sub.append_column("w", pa.array(np.full(sub.num_rows, w, dtype=np.int32)))
-            sub = sub.append_column(
-                "range", pa.array(np.full(sub.num_rows, spec.range_ms, dtype=np.int64))
+    # -- terms as ids ---------------------------------------------------------------------------
+    @property
+    def terms(self) -> TermDictionary:
+        """The dictionary of every term of the (relevant) stream elements and static data."""
+        if self._terms is None:
+            columns: list[pa.Array | pa.ChunkedArray] = []
+            rows = self._relevant_rows()
+            columns += [rows.column(c) for c in ("s", "p", "o")]
+            if self.static is not None:
+                columns += [self.static.column(c) for c in ("s", "p", "o")]
+            self._terms = TermDictionary.build(*columns)
+        return self._terms
+
+    def _relevant_rows(self) -> pa.Table:
+        """(w, ω_w, idx, t, s, p, o) of the elements some triple pattern of window w can match."""
+        if not hasattr(self, "_relevant"):
+            parts = []
+            for w, (spec, mask) in enumerate(zip(self.query.windows, self.masks, strict=True)):
+                sub = self.stream.filter(pa.array(mask)).select(["idx", "t_app_ms", "s", "p", "o"])
+                sub = sub.filter(pa.array(relevant(sub, w, self.relevance)))
+                sub = sub.rename_columns(["idx", "t", "s", "p", "o"])
+                sub = sub.append_column("w", pa.array(np.full(sub.num_rows, w, dtype=np.int32)))
+                sub = sub.append_column(
+                    "range", pa.array(np.full(sub.num_rows, spec.range_ms, dtype=np.int64))
+                )
+                parts.append(sub)
+            self._relevant: pa.Table = pa.concat_tables(parts)
+        return self._relevant
+
+    def _encoded(self, table: pa.Table) -> pa.Table:
+        """The same table with s, p, o replaced by their term ids."""
+        for c in ("s", "p", "o"):
+            table = table.set_column(
+                table.schema.get_field_index(c), c, self.terms.encode(table.column(c))
             )
-            parts.append(sub)
-        df: DataFrame = self.spark.createDataFrame(pa.concat_tables(parts))
+        return table
+
+    def _df(self, table: pa.Table) -> DataFrame:
+        df: DataFrame = self.spark.createDataFrame(table)
         return df
+
+    def _rows(self) -> DataFrame:
+        return self._df(self._encoded(self._relevant_rows()))
+
+    def _window_content(self) -> DataFrame:
+        """(idx, t, s, p, o) ids of the single window's relevant elements (temporal joins)."""
+        rows = self._relevant_rows()
+        return self._df(self._encoded(rows.select(["idx", "t", "s", "p", "o"])))
 
     def _static_df(self) -> DataFrame:
-        df: DataFrame
         if self.static is None:
-            df = self.spark.createDataFrame([], "s string, p string, o string")
-        else:
-            df = self.spark.createDataFrame(self.static.select(["s", "p", "o"]))
-        return df
+            df: DataFrame = self.spark.createDataFrame([], "s bigint, p bigint, o bigint")
+            return df
+        return self._df(self._encoded(self.static.select(["s", "p", "o"])))
+
+    def _run_sql(self, compiled: CompiledQuery, **views: DataFrame) -> DataFrame:
+        sql = compiled.sql
+        if "{num}" in sql:
+            literals = self._df(self.terms.literals())
+            views["num"] = self._raw_sql(value_table_sql(), literals=literals)
+        if "{terms}" in sql:
+            ids = np.arange(len(self.terms.terms), dtype=np.int64)
+            views["terms"] = self._df(pa.table({"id": ids, "term": self.terms.terms}))
+        out: DataFrame = self._raw_sql(sql, **views)
+        return out
+
+    def _raw_sql(self, sql: str, **views: DataFrame) -> DataFrame:
+        for name, df in views.items():
+            view = f"rsp_oracle_{name}_{id(self)}"
+            df.createOrReplaceTempView(view)
+            sql = sql.replace("{" + name + "}", view)
+        out: DataFrame = self.spark.sql(sql)
+        return out
+
+    def _decode(self, table: pa.Table, compiled: CompiledQuery) -> pa.Array:
+        """Binding JSON of SQL output rows (term ids, or computed texts)."""
+        ids = table.column("ids").combine_chunks()
+        texts = table.column("texts").combine_chunks()
+        columns = []
+        for k in range(len(self.query.variables)):
+            if k in compiled.text_positions:
+                columns.append(pc.list_element(texts, k))
+            else:
+                columns.append(self.terms.decode(pc.list_element(ids, k)))
+        return bindings_from_columns(columns, list(self.query.variables))
 
     def _keyed_elements(self, rows: DataFrame) -> DataFrame:
         """Explode each element into the closes c of the scopes [c − ω_w, c) containing it.
@@ -197,7 +259,7 @@ class OracleJob:
         beta = self.geom.step_ms
         kc = np.unique(self.reports.column("kc").to_numpy())
         residues = sorted({int(r) for r in np.mod(kc, beta)})
-        keys = self.spark.createDataFrame(pa.table({"kc": kc}))
+        keys = self._df(pa.table({"kc": kc}))
         c1 = F.col("t") + 1 + F.pmod(F.col("res") - F.col("t") - 1, F.lit(beta))
         exploded = (
             rows.withColumn("res", F.explode(F.array(*[F.lit(r) for r in residues])))
@@ -229,6 +291,7 @@ class OracleJob:
             static_digest=digest,
             restore=lexical_restorer(self.stream.column("o").combine_chunks()),
             change_points=self._change_points(),
+            terms_file=self.terms.share(self.spark),
         )
 
         def fn(table: pa.Table) -> pa.Table:
@@ -249,9 +312,7 @@ class OracleJob:
             F.lit(1).cast("int").alias("kind"),
             "kc",
             F.lit(None).cast("int").alias("w"),
-            F.lit(None).cast("long").alias("idx"),
-            F.lit(None).cast("long").alias("t"),
-            *[F.lit(None).cast("string").alias(c) for c in ("s", "p", "o")],
+            *[F.lit(None).cast("long").alias(c) for c in ("idx", "t", "s", "p", "o")],
             "kb",
             "kr",
             "kbb",
@@ -281,19 +342,14 @@ class OracleJob:
         inner = self.choice.inner
         if inner is None or ReportPolicy.CONTENT_CHANGE not in self.profile.report:
             return None
-        content = self.spark.createDataFrame(
-            self.stream.filter(pa.array(self.masks[0]))
-            .select(["idx", "t_app_ms", "s", "p", "o"])
-            .rename_columns(["idx", "t", "s", "p", "o"])
-        )
-        sql = compile_plan(inner, temporal=True, omega=self.geom.omega)
-        matches = self._run_sql(sql, content=content, static=self._static_df())
+        compiled = compile_plan(inner, self.terms.id_of, temporal=True, omega=self.geom.omega)
+        matches = self._run_sql(compiled, content=self._window_content(), static=self._static_df())
         col, unit = self._event_key()
         ek = F.col(col) if unit is None else F.ceil(F.col(col) / F.lit(unit)).cast("long") * unit
         keys = matches.select(ek.alias("ek")).distinct().toArrow()
         return frozenset(int(v) for v in keys.column("ek").to_pylist())
 
-    def _relations_sql(self, elems: DataFrame, events: DataFrame) -> DataFrame:
+    def _relations_sql(self, elems: DataFrame, events: DataFrame) -> pa.Table:
         """The compiled query over the keyed content, materialised once.
 
         Every triple pattern scans the same keyed content; persisting it (and counting it, so
@@ -315,21 +371,22 @@ class OracleJob:
         self._persisted.append(content)
         content.count()
         keys = events.select("kc", "kb", "kr").distinct()
-        return self._run_sql(
-            compile_plan(self.choice.plan),
+        compiled = compile_plan(self.choice.plan, self.terms.id_of)
+        out = self._run_sql(
+            compiled,
             content=content,
             content_any=content,
             keys=keys,
             static=self._static_df(),
+        ).toArrow()
+        return pa.table(
+            {
+                "kc": out.column("kc"),
+                "kb": out.column("kb"),
+                "kr": out.column("kr"),
+                "binding": self._decode(out, compiled),
+            }
         )
-
-    def _run_sql(self, sql: str, **views: DataFrame) -> DataFrame:
-        for name, df in views.items():
-            view = f"rsp_oracle_{name}_{id(self)}"
-            df.createOrReplaceTempView(view)
-            sql = sql.replace("{" + name + "}", view)
-        out: DataFrame = self.spark.sql(sql)
-        return out
 
     def _temporal_intervals(self) -> pa.Table:
         """Presence intervals (t0, lo, hi, binding) of every solution, in report ranks.
@@ -341,13 +398,10 @@ class OracleJob:
         """
         assert self.choice.plan is not None
         geom = self.geom
-        content = self.spark.createDataFrame(
-            self.stream.filter(pa.array(self.masks[0]))
-            .select(["idx", "t_app_ms", "s", "p", "o"])
-            .rename_columns(["idx", "t", "s", "p", "o"])
-        )
-        sql = compile_plan(self.choice.plan, temporal=True, omega=geom.omega)
-        matches = self._run_sql(sql, content=content, static=self._static_df()).toArrow()
+        compiled = compile_plan(self.choice.plan, self.terms.id_of, temporal=True, omega=geom.omega)
+        matches = self._run_sql(
+            compiled, content=self._window_content(), static=self._static_df()
+        ).toArrow()
         empty = pa.table(
             {
                 "t0": pa.array([], pa.int64()),
@@ -358,17 +412,12 @@ class OracleJob:
         )
         if matches.num_rows == 0:
             return empty
-        binding = bindings_from_terms(matches.column("terms"), list(self.query.variables))
+        binding = self._decode(matches, compiled)
         mint = matches.column("mint").to_numpy()
         maxt = matches.column("maxt").to_numpy()
         maxidx = matches.column("maxidx").to_numpy()
-        profile = self.profile
-        unit: int | None = None
-        if ReportPolicy.PERIODIC in profile.report:
-            unit = profile.period_ms
-        elif profile.tick is Tick.TIME_DRIVEN:
-            unit = profile.time_unit_ms
-        if unit is None and profile.tick is Tick.TUPLE_DRIVEN:
+        col, unit = self._event_key()
+        if col == "maxidx":
             ek, x = maxidx, maxt
         elif unit is None:
             ek = x = maxt
@@ -382,15 +431,7 @@ class OracleJob:
         keep = mint[m] >= t
         m, t = m[keep], t[keep]
         k = np.floor_divide(mint[m] - t, geom.step_ms)
-        cand = pa.table(
-            {
-                "t0": t,
-                "ek": ek[m],
-                "k": k,
-                "m": m,
-                "late": x[m] > t,
-            }
-        )
+        cand = pa.table({"t0": t, "ek": ek[m], "k": k, "m": m, "late": x[m] > t})
         ranks = self.reports.select(["t0", "ek", "rank"])
         cand = cand.join(ranks, keys=["t0", "ek"], join_type="left outer")
         lo = pc.if_else(cand.column("late"), cand.column("rank"), pa.scalar(1, pa.int64()))
@@ -408,17 +449,16 @@ class OracleJob:
 
     def relations(self) -> pa.Table:
         """(kc, kb, kr, binding) of every content key some report needs: the Spark job."""
-        reports = self.spark.createDataFrame(self.reports.select(["kc", "kb", "kr", "kbb", "krb"]))
-        events = reports.distinct()
+        events = self._df(self.reports.select(["kc", "kb", "kr", "kbb", "krb"])).distinct()
         elems = self._keyed_elements(self._rows())
-        if self.choice.evaluator == "sql":
-            rel = self._relations_sql(elems, events)
-        else:
-            rel = self._relations_oxigraph(elems, events)
-        table = rel.toArrow()
-        for df in self._persisted:
-            df.unpersist()
-        self._persisted.clear()
+        try:
+            if self.choice.evaluator == "sql":
+                return self._relations_sql(elems, events)
+            table = self._relations_oxigraph(elems, events).toArrow()
+        finally:
+            for df in self._persisted:
+                df.unpersist()
+            self._persisted.clear()
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
             {

@@ -48,6 +48,9 @@ def get_spark(master: str | None = None, *, partitions: int | None = None) -> An
             .config("spark.pyspark.python", sys.executable)
             .config("spark.python.worker.reuse", "true")
             .config("spark.sql.session.timeZone", "UTC")
+            # local mode runs every task in the driver JVM: window groups of a few hundred
+            # thousand elements need more than Spark's 1 GiB default
+            .config("spark.driver.memory", os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g"))
         )
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")

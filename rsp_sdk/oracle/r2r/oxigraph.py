@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyoxigraph as ox
 
 from rsp_sdk.model.terms import to_oxigraph
+from rsp_sdk.oracle.encoding import worker_terms
 
 PLAIN_GRAPH = "urn:x-rsp-sdk:window-content"
 
@@ -50,6 +51,7 @@ class OxConfig:
     # event keys (row position if tuple-driven, else the event time) at which the result can
     # change; None = evaluate at every event
     change_points: frozenset[int] | None = None
+    terms_file: str | None = None  # the term dictionary (SparkFiles name); s, p, o are its ids
 
 
 def _store(cfg: OxConfig, static_nt: Callable[[], bytes | None]) -> ox.Store:
@@ -85,16 +87,15 @@ def evaluate_group(
     ws = elems.column("w").to_pylist()
     n_windows = max(max(ws, default=0) + 1, len(cfg.window_names or []))
     graphs = _graphs(cfg, n_windows)
-    lines = [
-        f"{s} {p} {o} <{graphs[w].value}> ."
-        for s, p, o, w in zip(
-            elems.column("s").to_pylist(),
-            elems.column("p").to_pylist(),
-            elems.column("o").to_pylist(),
-            ws,
-            strict=True,
-        )
-    ]
+    if cfg.terms_file is not None:
+        terms = worker_terms(cfg.terms_file)
+        s_col, p_col, o_col = (terms.take(elems.column(c)) for c in ("s", "p", "o"))
+    else:
+        s_col, p_col, o_col = (elems.column(c) for c in ("s", "p", "o"))
+    graph_col = pa.array([f"<{g.value}> ." for g in graphs], pa.string()).take(
+        pa.array(ws, pa.int64())
+    )
+    lines = pc.binary_join_element_wise(s_col, p_col, o_col, graph_col, " ").to_pylist()
     named = sorted({g.value for g in graphs})
     query_kwargs: dict[str, Any] = {"base_iri": cfg.base_iri}
     if cfg.window_names is not None:

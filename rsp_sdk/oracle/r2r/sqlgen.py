@@ -1,29 +1,35 @@
 """Compile a fragment query (``SqlPlan``) to Spark SQL over keyed window content.
 
-Terms stay in N-Triples text, so term equality is string equality (the streams store canonical
-terms). Numbers are compared and computed *by value* following SPARQL's type promotion: every
-numeric operand is a triple (rank, double, decimal) with rank 0 = xsd:integer (and its derived
-types), 1 = xsd:decimal, 2 = xsd:float, 3 = xsd:double, parsed from the literal's lexical form
-by its datatype; a comparison happens in the widest rank of its operands (decimal exactly,
-float in single precision, double in double). A literal that is not a valid numeral of its
-datatype, or a non-numeric term in a numeric context, yields NULL — SQL's three-valued logic
-then matches SPARQL's error semantics for ``&&``, ``||``, ``!`` and FILTER. Deliberate
-approximations: a division by zero on floats is an error here (INF in SPARQL), decimals beyond
-38 digits overflow to an error, and MIN/MAX over non-numeric values order by term text.
+Terms are integer ids (``rsp_sdk.oracle.encoding``): the streams store canonical terms, so equal
+ids are equal RDF terms, and joins compare longs. Numbers are compared and computed *by value*
+following SPARQL's type promotion: every numeric operand is a triple (rank, double, decimal)
+with rank 0 = xsd:integer (and its derived types), 1 = xsd:decimal, 2 = xsd:float, 3 =
+xsd:double, parsed once per distinct literal from its lexical form by its datatype (the
+``{num}`` table: id, r, d, m, simple, lex); a comparison happens in the widest rank of its
+operands (decimal exactly, float in single precision, double in double). A literal that is not
+a valid numeral of its datatype, or a non-numeric term in a numeric context, yields NULL —
+SQL's three-valued logic then matches SPARQL's error semantics for ``&&``, ``||``, ``!`` and
+FILTER. Deliberate approximations: a division by zero on floats is an error here (INF in
+SPARQL), decimals beyond 38 digits overflow to an error, and MIN/MAX over non-numeric values
+order by term text.
 
 Two shapes are produced:
 
 * ``window``: input ``content`` (kc, kb, kr, w, s, p, o — deduplicated, a window content is a set
-  of triples), ``static`` (s, p, o) and ``keys`` (kc, kb, kr); output (kc, kb, kr, terms) with one
-  row per solution (a bag), aggregates per key, and an aggregate without GROUP BY giving its one
-  row even on a key without any match (COUNT 0, AVG/SUM 0, MIN/MAX unbound);
+  of triples), ``static`` (s, p, o) and ``keys`` (kc, kb, kr); output (kc, kb, kr, ids, texts)
+  with one row per solution (a bag), aggregates per key, and an aggregate without GROUP BY
+  giving its one row even on a key without any match (COUNT 0, AVG/SUM 0, MIN/MAX unbound);
 * ``temporal``: input ``content`` = the stream rows of the query's single window (t, idx, s, p, o)
-  and ``static``; output every match (mint, maxt, maxidx, terms) whose window elements lie less
-  than ω apart (the necessary condition to meet in one window).
+  and ``static``; output every match (mint, maxt, maxidx, ids, texts) whose window elements lie
+  less than ω apart (the necessary condition to meet in one window).
+
+Projected position k of the output is the term id ``ids[k]``, or, for a computed value (COUNT,
+SUM, AVG), the N-Triples text ``texts[k]`` (``CompiledQuery.text_positions``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -138,33 +144,59 @@ def const_num(term: Any) -> Num:
     return Num(str(rank), dbl, dec)
 
 
+def _const_info(term: Any) -> tuple[str, str, str]:
+    """(is literal, is simple literal, lexical) SQL constants of an rdflib term."""
+    if isinstance(term, Literal):
+        simple = term.language is None and (
+            term.datatype is None or str(term.datatype) == XSD + "string"
+        )
+        text = term_nt(term)
+        lex = text[1 : text.rindex('"')] if simple else ""
+        return "TRUE", "TRUE" if simple else "FALSE", sql_str(lex) if simple else "NULL"
+    return "FALSE", "FALSE", "NULL"
+
+
 class _Compiler:
-    def __init__(self, plan: SqlPlan, cols: dict[str, str]) -> None:
+    def __init__(self, plan: SqlPlan, cols: dict[str, str], const_id: Callable[[str], int]) -> None:
         self.plan = plan
-        self.cols = cols  # variable -> column name in the joined relation
-        self.numeric_vars: set[str] = set()
+        self.cols = cols  # variable -> column name (term id) in the joined relation
+        self.const_id = const_id
+        self.valued_vars: set[str] = set()  # variables whose literal values are joined in
 
     # -- operands --------------------------------------------------------------------------
     @staticmethod
     def term_like(expr: Any) -> bool:
         return isinstance(expr, Variable | URIRef | Literal)
 
+    def _var_col(self, expr: Any, scope: frozenset[str]) -> str | None:
+        name = str(expr)
+        if name not in scope or name not in self.cols:
+            return None  # unbound in this FILTER's group
+        self.valued_vars.add(name)
+        return self.cols[name]
+
     def term(self, expr: Any, scope: frozenset[str]) -> str:
+        """SQL of the term id (NULL when unbound)."""
         if isinstance(expr, Variable):
-            name = str(expr)
-            if name not in scope or name not in self.cols:
-                return "CAST(NULL AS STRING)"  # unbound in this FILTER's group
-            return self.cols[name]
-        return sql_str(term_nt(expr))
+            col = self._var_col(expr, scope)
+            return "CAST(NULL AS BIGINT)" if col is None else col
+        return str(self.const_id(term_nt(expr)))
+
+    def literal_info(self, expr: Any, scope: frozenset[str]) -> tuple[str, str, str]:
+        """SQL of (is a literal, is a simple literal, simple literal's lexical form)."""
+        if isinstance(expr, Variable):
+            col = self._var_col(expr, scope)
+            if col is None:
+                return "NULL", "NULL", "NULL"
+            return f"(n_{col}.id IS NOT NULL)", f"coalesce(n_{col}.simple, FALSE)", f"n_{col}.lex"
+        return _const_info(expr)
 
     def num(self, expr: Any, scope: frozenset[str]) -> Num:
         if isinstance(expr, Variable):
-            name = str(expr)
-            if name not in scope or name not in self.cols:
+            col = self._var_col(expr, scope)
+            if col is None:
                 return NULL_NUM
-            self.numeric_vars.add(name)
-            col = self.cols[name]
-            return Num(f"r_{col}", f"d_{col}", f"m_{col}")
+            return Num(f"n_{col}.r", f"n_{col}.d", f"n_{col}.m")
         if isinstance(expr, Literal):
             return const_num(expr)
         if isinstance(expr, URIRef):
@@ -221,12 +253,14 @@ class _Compiler:
         if name != "RelationalExpression":
             raise NotInFragment(name)
         a, op, b = expr["expr"], expr["op"], expr["other"]
-        numeric = self.num_compare(self.num(a, scope), op, self.num(b, scope))
+        na, nb = self.num(a, scope), self.num(b, scope)
+        numeric = self.num_compare(na, op, nb)
         if not (self.term_like(a) and self.term_like(b)):
             return numeric
         ta, tb = self.term(a, scope), self.term(b, scope)
-        na, nb = self.num(a, scope), self.num(b, scope)
-        simple = f"({ta} RLIKE '^\".*\"$' AND {tb} RLIKE '^\".*\"$')"
+        lit_a, simple_a, lex_a = self.literal_info(a, scope)
+        lit_b, simple_b, lex_b = self.literal_info(b, scope)
+        simple = f"({simple_a} AND {simple_b})"
         both_numeric = f"({na.rank} IS NOT NULL AND {nb.rank} IS NOT NULL)"
         if op in ("=", "!="):
             same = "TRUE" if op == "=" else "FALSE"
@@ -235,18 +269,19 @@ class _Compiler:
                 f"(CASE WHEN {ta} IS NULL OR {tb} IS NULL THEN NULL "
                 f"WHEN {both_numeric} THEN {numeric} "
                 f"WHEN {ta} = {tb} THEN {same} "
-                f"WHEN substr({ta}, 1, 1) = '\"' AND substr({tb}, 1, 1) = '\"' THEN "
-                f"(CASE WHEN {simple} THEN {differ} END) "
+                f"WHEN {lit_a} AND {lit_b} THEN (CASE WHEN {simple} THEN {differ} END) "
                 f"ELSE {differ} END)"
             )
         return (
             f"(CASE WHEN {ta} IS NULL OR {tb} IS NULL THEN NULL "
             f"WHEN {both_numeric} THEN {numeric} "
-            f"WHEN {simple} THEN {ta} {_SQL_OP[op]} {tb} END)"
+            f"WHEN {simple} THEN {lex_a} {_SQL_OP[op]} {lex_b} END)"
         )
 
 
-def _pattern_sql(pat: Pattern, cols: dict[str, str], temporal: bool) -> tuple[str, list[str]]:
+def _pattern_sql(
+    pat: Pattern, cols: dict[str, str], temporal: bool, const_id: Callable[[str], int]
+) -> tuple[str, list[str]]:
     """SELECT of one triple pattern; returns the SQL and the variable columns it provides."""
     where: list[str] = []
     if pat.graph == STATIC:
@@ -261,7 +296,7 @@ def _pattern_sql(pat: Pattern, cols: dict[str, str], temporal: bool) -> tuple[st
     provided: list[str] = []
     for pos, node in (("s", pat.s), ("p", pat.p), ("o", pat.o)):
         if node.const is not None:
-            where.append(f"{pos} = {sql_str(node.const)}")
+            where.append(f"{pos} = {const_id(node.const)}")
         elif node.var is not None:
             if node.var in seen:
                 where.append(f"{pos} = {seen[node.var]}")
@@ -296,8 +331,32 @@ def _join_order(patterns: list[Pattern]) -> list[Pattern]:
     return order
 
 
-def compile_plan(plan: SqlPlan, *, temporal: bool = False, omega: int = 0) -> str:
-    """Spark SQL text with ``{content}``, ``{content_any}``, ``{static}``, ``{keys}`` holes."""
+@dataclass(frozen=True)
+class CompiledQuery:
+    sql: str
+    text_positions: frozenset[int]  # projected positions holding computed text, not term ids
+
+
+def value_table_sql() -> str:
+    """(id, r, d, m, simple, lex) of every literal of ``{literals}`` (id, term)."""
+    r, d, m = typed_columns("term")
+    simple = "term RLIKE '^\"(.*)\"$'"
+    lex = "regexp_extract(term, '^\"(.*)\"$', 1)"
+    return (
+        f"SELECT id, {r} AS r, {d} AS d, {m} AS m, {simple} AS simple, "
+        f"CASE WHEN {simple} THEN {lex} END AS lex FROM {{literals}}"
+    )
+
+
+def compile_plan(
+    plan: SqlPlan,
+    const_id: Callable[[str], int],
+    *,
+    temporal: bool = False,
+    omega: int = 0,
+) -> CompiledQuery:
+    """Spark SQL with ``{content}``, ``{content_any}``, ``{static}``, ``{keys}``, ``{num}``,
+    ``{terms}`` holes (see the module docstring)."""
     variables: list[str] = []
     for pat in plan.patterns:
         for v in pat.variables:
@@ -310,7 +369,7 @@ def compile_plan(plan: SqlPlan, *, temporal: bool = False, omega: int = 0) -> st
     keyed: list[str] = []
     for j, pat in enumerate(order):
         alias = f"a{j}"
-        sql, provided = _pattern_sql(pat, cols, temporal)
+        sql, provided = _pattern_sql(pat, cols, temporal, const_id)
         conds: list[str] = []
         for v in pat.variables:
             if v in provider and provider[v] != alias:
@@ -345,30 +404,46 @@ def compile_plan(plan: SqlPlan, *, temporal: bool = False, omega: int = 0) -> st
     head += [f"{provider[v]}.{cols[v]} AS {cols[v]}" for v in variables]
     joined = f"SELECT {', '.join(head)} FROM " + " ".join(froms)
 
-    comp = _Compiler(plan, cols)
+    comp = _Compiler(plan, cols, const_id)
     conditions = [comp.boolean(f.expr, f.scope) for f in plan.filters]
+    text_vars: set[str] = set()
     for _, item in plan.projection:
         if isinstance(item, Aggregate) and item.arg and item.func in ("sum", "avg", "min", "max"):
-            comp.numeric_vars.add(item.arg)
-    typed = []
-    for v in sorted(comp.numeric_vars):
-        col = cols[v]
-        r, d, m = typed_columns(col)
-        typed += [f"{r} AS r_{col}", f"{d} AS d_{col}", f"{m} AS m_{col}"]
-    ctes = [f"j AS ({joined})", f"jt AS (SELECT j.*{''.join(', ' + t for t in typed)} FROM j)"]
+            comp.valued_vars.add(item.arg)
+            if item.func in ("min", "max"):
+                text_vars.add(item.arg)
+    joins = [
+        f" LEFT JOIN {{num}} n_{cols[v]} ON n_{cols[v]}.id = j.{cols[v]}"
+        for v in sorted(comp.valued_vars)
+    ]
+    joins += [
+        f" LEFT JOIN {{terms}} t_{cols[v]} ON t_{cols[v]}.id = j.{cols[v]}"
+        for v in sorted(text_vars)
+    ]
+    ctes = [f"j AS ({joined})"]
     where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
-    ctes.append(f"f AS (SELECT * FROM jt{where})")
+    extra = [
+        f"n_{cols[v]}.r AS r_{cols[v]}, n_{cols[v]}.d AS d_{cols[v]}, n_{cols[v]}.m AS m_{cols[v]}"
+        for v in sorted(comp.valued_vars)
+    ] + [f"t_{cols[v]}.term AS x_{cols[v]}" for v in sorted(text_vars)]
+    select = "j.*" + "".join(", " + e for e in extra)
+    ctes.append(f"f AS (SELECT {select} FROM j{''.join(joins)}{where})")
     with_clause = "WITH " + ", ".join(ctes) + " "
     if plan.group_by is None:
-        terms = ", ".join(
-            cols.get(str(item), "CAST(NULL AS STRING)") for _, item in plan.projection
-        )
+        ids = ", ".join(cols.get(str(item), "CAST(NULL AS BIGINT)") for _, item in plan.projection)
+        texts = ", ".join("CAST(NULL AS STRING)" for _ in plan.projection)
         prefix = "mint, maxt, maxidx" if temporal else "kc, kb, kr"
         distinct = "DISTINCT " if plan.distinct and not temporal else ""
-        return with_clause + f"SELECT {distinct}{prefix}, array({terms}) AS terms FROM f"
+        sql = f"SELECT {distinct}{prefix}, array({ids}) AS ids, array({texts}) AS texts FROM f"
+        return CompiledQuery(with_clause + sql, frozenset())
     if temporal:
         raise NotInFragment("aggregates on the temporal-join path")
-    return with_clause + _aggregate_sql(plan, cols)
+    positions = frozenset(
+        k
+        for k, (_, item) in enumerate(plan.projection)
+        if isinstance(item, Aggregate) and item.func in ("count", "sum", "avg")
+    )
+    return CompiledQuery(with_clause + _aggregate_sql(plan, cols, positions), positions)
 
 
 def _fmt_decimal(x: str) -> str:
@@ -385,6 +460,7 @@ def _typed_term(lex: str, dt: str) -> str:
 
 
 def _agg_sql(agg: Aggregate, cols: dict[str, str]) -> str:
+    """A computed text (COUNT, SUM, AVG) or a term id (MIN, MAX, SAMPLE)."""
     if agg.func == "count":
         inner = "*" if agg.arg is None else cols[agg.arg]
         distinct = "DISTINCT " if agg.distinct else ""
@@ -397,7 +473,7 @@ def _agg_sql(agg: Aggregate, cols: dict[str, str]) -> str:
         return f"min({col})"
     if agg.func in ("min", "max"):
         by = "min_by" if agg.func == "min" else "max_by"
-        return f"(CASE WHEN {invalid} THEN {agg.func}({col}) ELSE {by}({col}, {d}) END)"
+        return f"(CASE WHEN {invalid} THEN {by}({col}, x_{col}) ELSE {by}({col}, {d}) END)"
     if agg.func == "sum":
         return (
             f"(CASE WHEN {invalid} THEN NULL "
@@ -429,34 +505,41 @@ def _empty_default(agg: Aggregate) -> str:
     """The value of an aggregate over no solution at all (one group, no GROUP BY)."""
     if agg.func in ("count", "sum", "avg"):
         return sql_str(f'"0"^^<{XSD}integer>')
-    return "CAST(NULL AS STRING)"
+    return "CAST(NULL AS BIGINT)"
 
 
-def _aggregate_sql(plan: SqlPlan, cols: dict[str, str]) -> str:
+def _aggregate_sql(plan: SqlPlan, cols: dict[str, str], texts: frozenset[int]) -> str:
     assert plan.group_by is not None
     group_cols = ["kc", "kb", "kr"] + [cols[v] for v in plan.group_by if v in cols]
     items = []
     for k, (_, item) in enumerate(plan.projection):
-        if isinstance(item, Aggregate):
-            items.append(f"{_agg_sql(item, cols)} AS x{k}")
-        else:  # pragma: no cover - analyze() rejects ungrouped, unaggregated projections
+        if not isinstance(item, Aggregate):  # pragma: no cover - analyze() rejects these
             raise NotInFragment(f"?{item} in an aggregate query")
+        items.append(f"{_agg_sql(item, cols)} AS x{k}")
     grouped = (
         f"SELECT {', '.join(group_cols)}, 1 AS present, {', '.join(items)} "
         f"FROM f GROUP BY {', '.join(group_cols)}"
     )
+    n = len(plan.projection)
+
+    def arrays(cell: Callable[[int], str]) -> str:
+        ids = ", ".join("CAST(NULL AS BIGINT)" if k in texts else cell(k) for k in range(n))
+        txt = ", ".join(cell(k) if k in texts else "CAST(NULL AS STRING)" for k in range(n))
+        return f"array({ids}) AS ids, array({txt}) AS texts"
+
     if plan.group_by:
-        terms = ", ".join(f"x{k}" for k in range(len(plan.projection)))
         distinct = "DISTINCT " if plan.distinct else ""
-        return f"SELECT {distinct}kc, kb, kr, array({terms}) AS terms FROM ({grouped}) g"
-    cells = []
-    for k, (_, item) in enumerate(plan.projection):
+        return f"SELECT {distinct}kc, kb, kr, {arrays(lambda k: f'x{k}')} FROM ({grouped}) g"
+
+    def filled(k: int) -> str:
+        item = plan.projection[k][1]
         assert isinstance(item, Aggregate)
-        cells.append(f"CASE WHEN g.present IS NULL THEN {_empty_default(item)} ELSE g.x{k} END")
+        return f"CASE WHEN g.present IS NULL THEN {_empty_default(item)} ELSE g.x{k} END"
+
     return (
-        f"SELECT k.kc, k.kb, k.kr, array({', '.join(cells)}) AS terms FROM {{keys}} k "
+        f"SELECT k.kc, k.kb, k.kr, {arrays(filled)} FROM {{keys}} k "
         f"LEFT JOIN ({grouped}) g ON g.kc = k.kc AND g.kb = k.kb AND g.kr = k.kr"
     )
 
 
-__all__ = ["Node", "compile_plan", "sql_str"]
+__all__ = ["CompiledQuery", "Node", "compile_plan", "sql_str", "value_table_sql"]
