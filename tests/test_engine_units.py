@@ -67,7 +67,7 @@ def test_required_features_from_algebra(sparql: str, features: set[Feature]) -> 
 
 
 def test_required_features_from_rspql_parts() -> None:
-    w2 = WindowSpec(name="http://ex.org/w2", stream="http://ex.org/s2", range_ms=1, step_ms=1)
+    w2 = WindowSpec(name="http://ex.org/w2", stream="http://ex.org/s2", range_ms=2000, step_ms=500)
     q = QuerySpec(
         name="q",
         text="",
