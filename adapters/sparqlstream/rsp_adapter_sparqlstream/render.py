@@ -163,8 +163,7 @@ def render_sparqlstream(spec: QuerySpec) -> str:
     m = _WHERE_BEFORE.search(body, 0, brace)
     at = m.start() if m else brace
     clause = (
-        f"FROM NAMED STREAM <{w.stream}> [NOW - {duration(w.range_ms)} "
-        f"SLIDE {duration(w.step_ms)}]"
+        f"FROM NAMED STREAM <{w.stream}> [NOW - {duration(w.range_ms)} SLIDE {duration(w.step_ms)}]"
     )
     text = body[:at].rstrip() + "\n" + clause + "\n" + body[at:].lstrip()
     # the blanked REGISTER / FROM NAMED WINDOW clauses and the unwrapped block leave blank lines

@@ -171,6 +171,8 @@ public final class SparqlStreamDriver implements EngineDriver {
                 + "query's FROM NAMED STREAM IRI must be the stream the mapping is bound to, "
                 + boundStream);
       }
+      // the rewriting is the engine's decision: the run's engine log shows it
+      System.err.println("sparqlstream: query " + name + " rewritten to EPL: " + epl.trim());
       esper.getEPAdministrator().compileEPL(epl); // the engine's own rejection, at once
     }
     queries.add(r);
@@ -237,7 +239,7 @@ public final class SparqlStreamDriver implements EngineDriver {
     if (started) return;
     started = true;
     clock = startMs != null ? startMs : t;
-    esper.getEPRuntime().sendEvent(new CurrentTimeEvent(clock));
+    if (clock != 0L) esper.getEPRuntime().sendEvent(new CurrentTimeEvent(clock));
     for (Registered r : queries) start(r);
   }
 
