@@ -29,6 +29,21 @@ def rsp_exe() -> list[str]:
     return [exe] if exe else [sys.executable, "-c", "from rsp_sdk.cli import main; main()"]
 
 
+@pytest.fixture(scope="session")
+def csrbench_stream(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The CSRBench data (34 graphs, one per second) as a stream Parquet, imported once."""
+    from rsp_sdk.model.stream import StreamMeta
+    from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
+    from rsp_sdk.streams.io import write_stream
+
+    table = read_csrbench_folder(
+        shared_data / "dellaglio+csrbench-oracle" / "data", interval_ms=1000
+    )
+    out = tmp_path_factory.mktemp("csrbench") / "csrbench.parquet"
+    write_stream(table, out, StreamMeta(producer="import:csrbench-ttl", time_unit_ms=1000))
+    return out
+
+
 def run_rsp(
     rsp_exe: list[str], *args: str | Path, check: bool = True
 ) -> subprocess.CompletedProcess[str]:

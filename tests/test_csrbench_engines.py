@@ -19,24 +19,6 @@ from tests.test_rspjs import rspjs_missing
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
 
 
-@pytest.fixture(scope="module")
-def csrbench_stream(shared_data: Path, rsp_exe: list[str], tmp_path_factory: Any) -> Path:
-    out = tmp_path_factory.mktemp("csrbench") / "csrbench.parquet"
-    run_rsp(
-        rsp_exe,
-        "stream",
-        "import",
-        shared_data / "dellaglio+csrbench-oracle" / "data",
-        "-f",
-        "csrbench-ttl",
-        "--interval",
-        "1000",
-        "-o",
-        out,
-    )
-    return out
-
-
 def run_and_check(
     rsp_exe: list[str], engine: str, profile: Any, query: str, stream: Path, tmp: Path
 ) -> dict[str, Any]:

@@ -13,14 +13,10 @@ import pytest
 from rsp_sdk.compare.answers import load_answers
 from rsp_sdk.compare.check import Metrics, check
 from rsp_sdk.model.profile import ReportPolicy as RP
-from rsp_sdk.model.profile import load_profile
-from rsp_sdk.model.profile import Tick
-from rsp_sdk.model.stream import StreamMeta
+from rsp_sdk.model.profile import Tick, load_profile
 from rsp_sdk.oracle import expected
 from rsp_sdk.query import load_query
-from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
 from rsp_sdk.streams.importers.n3t import read_n3t
-from rsp_sdk.streams.io import write_stream
 from tests.oracle_support import profile, spark
 
 __all__ = ["spark"]
@@ -28,14 +24,6 @@ __all__ = ["spark"]
 ORACLE = "dellaglio+csrbench-oracle"
 QUERIES = f"{ORACLE}/src/main/resources/srbench-queries.properties"
 WFT = "YABench+yabench/yabench-oracle/src/test/resources/io/github/yabench/oracle/tests/WindowFactoryTest"
-
-
-@pytest.fixture(scope="module")
-def csrbench_stream(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    table = read_csrbench_folder(shared_data / ORACLE / "data", interval_ms=1000)
-    out = tmp_path_factory.mktemp("csrbench") / "csrbench.parquet"
-    write_stream(table, out, StreamMeta(producer="import:csrbench-ttl", time_unit_ms=1000))
-    return out
 
 
 def _relations(out: pa.Table, t0: int) -> list[set[str]]:

@@ -185,24 +185,6 @@ def engine_ready() -> None:
         pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def csrbench_stream(shared_data: Path, rsp_exe: list[str], tmp_path_factory: Any) -> Path:
-    out = tmp_path_factory.mktemp("csrbench") / "csrbench.parquet"
-    run_rsp(
-        rsp_exe,
-        "stream",
-        "import",
-        shared_data / "dellaglio+csrbench-oracle" / "data",
-        "-f",
-        "csrbench-ttl",
-        "--interval",
-        "1000",
-        "-o",
-        out,
-    )
-    return out
-
-
 def test_csrbench_q2_runs_and_is_correct(
     engine_ready: None,
     shared_data: Path,
