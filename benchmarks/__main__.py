@@ -9,6 +9,7 @@ import time
 import traceback
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import benchmarks
@@ -34,9 +35,11 @@ def main(argv: list[str]) -> int:
             continue
         for r in out:
             console.print(
-                f"  {r.name}: {r.value:,.3f} {r.unit}"
-                + (f"  (target {r.target}, ratio {r.ratio:.2f})" if r.ratio else "")
-                + (f"  {r.note}" if r.note else "")
+                escape(
+                    f"  {r.name}: {r.value:,.3f} {r.unit}"
+                    + (f"  (target {r.target}, ratio {r.ratio:.2f})" if r.ratio else "")
+                    + (f"  {r.note}" if r.note else "")
+                )
             )
         rows.extend(out)
         console.print(f"  [dim]{time.perf_counter() - started:.1f} s[/]")
@@ -46,7 +49,8 @@ def main(argv: list[str]) -> int:
     for r in rows:
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
         style = "" if r.ratio is None else ("green" if r.ratio >= 1 else "red")
-        table.add_row(r.name, f"{r.value:,.3f}", r.unit, r.target, ratio, r.note, style=style)
+        cells = (r.name, f"{r.value:,.3f}", r.unit, r.target, ratio, r.note)
+        table.add_row(*(escape(c) for c in cells), style=style)  # names hold "[sql]"
     console.print(table)
     return 1 if failed else 0
 
