@@ -22,18 +22,38 @@ nox.options.default_venv_backend = "none"
 nox.options.sessions = ["lint", "typecheck", "tests"]
 
 
+def _adapters() -> list[Path]:
+    """The engine adapter packages (adapters/*/pyproject.toml), installed editable beside rsp_sdk
+    so their ``rsp_sdk.adapters`` entry points are found."""
+    return sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
+
+
 def _shared_env(session: nox.Session) -> None:
     """Create or refresh the shared venv, then put it first on PATH for this session."""
     stamp = VENV / ".rsp-stamp"
-    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    h = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    for adapter in _adapters():
+        h.update(
+            str(adapter.relative_to(ROOT)).encode() + (adapter / "pyproject.toml").read_bytes()
+        )
+    want = h.hexdigest()
     if not (BIN / "python").exists():
         session.run(sys.executable, "-m", "venv", str(VENV), external=True)
     if not stamp.exists() or stamp.read_text() != want:
         session.run(
             str(BIN / "python"), "-m", "pip", "install", "-q", "--upgrade", "pip", external=True
         )
+        editables = [arg for a in _adapters() for arg in ("-e", str(a))]
         session.run(
-            str(BIN / "python"), "-m", "pip", "install", "-q", "-e", f"{ROOT}[dev]", external=True
+            str(BIN / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "-e",
+            f"{ROOT}[dev]",
+            *editables,
+            external=True,
         )
         stamp.write_text(want)
     session.env["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -58,15 +78,18 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff check + format check."""
     _shared_env(session)
-    _run(session, "ruff", "check", "rsp_sdk", "tests", "benchmarks", "noxfile.py")
-    _run(session, "ruff", "format", "--check", "rsp_sdk", "tests", "benchmarks", "noxfile.py")
+    paths = ["rsp_sdk", "adapters", "tests", "benchmarks", "noxfile.py"]
+    _run(session, "ruff", "check", *paths)
+    _run(session, "ruff", "format", "--check", *paths)
 
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the SDK."""
+    """mypy --strict on the SDK and on each adapter package."""
     _shared_env(session)
     _run(session, "mypy", "--strict", "rsp_sdk")
+    for adapter in _adapters():
+        _run(session, "mypy", "--strict", str(adapter / f"rsp_adapter_{adapter.name}"))
 
 
 @nox.session
