@@ -39,7 +39,9 @@ class RenderError(ValueError):
     """The QuerySpec cannot be written in C-SPARQL (says why)."""
 
 
-# 0.9's parser rejects a query named like a keyword ("REGISTER QUERY filter AS" fails).
+# 0.9's parser rejects a query named like a keyword ("REGISTER QUERY filter AS" fails). 0.9.7's
+# takes letters and digits only, and its tokens include the space after a keyword ("tumbling "),
+# so a name *ending* in one ("qtumbling AS") is cut there.
 _KEYWORDS = frozenset(
     {
         *("select", "construct", "describe", "ask", "where", "from", "named", "stream"),
@@ -52,12 +54,22 @@ _KEYWORDS = frozenset(
 )
 
 
+_SPACED_097 = (
+    *("prefix", "base", "select", "describe", "add", "ask", "construct", "stream", "as"),
+    *("named", "step", "tumbling", "triples"),
+)
+
+
 def query_name(spec: QuerySpec) -> str:
-    """A C-SPARQL query name (an identifier, never a keyword) from the last segment of the
+    """A C-SPARQL query name (letters and digits, never a keyword) from the last segment of the
     spec's name; results carry the spec's own name whatever the engine calls the query."""
-    tail = re.split(r"[/#:]", spec.name.rstrip("/#"))[-1] or "query"
-    name = re.sub(r"[^A-Za-z0-9_]", "_", tail)
-    return name if name[0].isalpha() and name.lower() not in _KEYWORDS else f"q_{name}"
+    tail = re.split(r"[/#:]", spec.name.rstrip("/#"))[-1]
+    name = re.sub(r"[^A-Za-z0-9]", "", tail) or "query"
+    if not name[0].isalpha():
+        name = f"q{name}"
+    if name.lower() in _KEYWORDS or name.lower().endswith(_SPACED_097):
+        name = f"{name}q"
+    return name
 
 
 def render_csparql(spec: QuerySpec, *, units: tuple[str, ...] = UNITS_097) -> str:
