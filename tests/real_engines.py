@@ -53,11 +53,12 @@ def open_engine(
     return session
 
 
-def table(rows: Iterable[tuple[int, str, str, str]], stream: str = STREAM) -> pa.Table:
+def table(rows: Iterable[tuple[Any, ...]], stream: str = STREAM) -> pa.Table:
+    """A stream table; a row may carry its own stream IRI as a fifth element."""
     rows = list(rows)
     return pa.table(
         {
-            "stream": [stream] * len(rows),
+            "stream": [r[4] if len(r) > 4 else stream for r in rows],
             "t_app_ms": pa.array([r[0] for r in rows], pa.int64()),
             "s": [r[1] for r in rows],
             "p": [r[2] for r in rows],
@@ -85,7 +86,9 @@ def paced(session: EngineSession, stream: pa.Table, *, tail_s: float = 0.0) -> l
             events += session.poll()
             time.sleep(min(0.02, due - now))
         part = stream.filter(pc.equal(stream.column("t_app_ms"), t))
-        session.push(STREAM, TripleBatch.from_table(part))
+        for iri in dict.fromkeys(part.column("stream").to_pylist()):
+            one = part.filter(pc.equal(part.column("stream"), iri))
+            session.push(iri, TripleBatch.from_table(one))
     end = time.monotonic() + tail_s
     while time.monotonic() < end:
         events += session.poll()

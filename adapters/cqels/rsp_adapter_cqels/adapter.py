@@ -35,12 +35,17 @@ CQELS_PROFILE = Profile(
     t0=T0Policy(span="window"),
 )
 
+# A stream block holds triple patterns only, and the engine ignores DISTINCT, ORDER BY and LIMIT
+# (each Mapping is reported as it is made), rejects property paths and has no application time.
+# Aggregates are accepted and answered, though not always right (docs/engines/cqels.md).
 CQELS_CAPABILITIES = Capabilities.of(
     Feature.JOIN,
     Feature.FILTER,
     Feature.AGGREGATES,
     Feature.STATIC_DATA,
     Feature.NAMED_GRAPHS,
+    Feature.MULTI_STREAM,
+    Feature.MULTI_WINDOW,
     Feature.ISTREAM,
 )
 
