@@ -13,7 +13,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from rsp_sdk.cli import engines, generate, stream
+from rsp_sdk.cli import check, compare, engines, generate, stream
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
@@ -28,6 +28,8 @@ app.add_typer(stream.app, name="stream")
 app.add_typer(generate.app, name="generate")
 app.add_typer(engines.app, name="engines")
 app.command("run")(run_command)
+app.add_typer(check.app, name="oracle")
+app.add_typer(compare.app, name="compare")
 
 err = Console(stderr=True)
 

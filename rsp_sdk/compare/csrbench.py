@@ -1,0 +1,252 @@
+"""The CSRBench verdict: is an engine's output a contiguous part of the expected output?
+
+CSRBench (Dell'Aglio et al., ISWC 2013) calls an engine correct on a query iff, for some
+candidate t0 (the opening of the first window, which the engine does not let us control), its
+output relations equal a contiguous run of the oracle's relations — relations compared as sets,
+timestamps ignored. The oracle already shaped the expected output by the engine's profile
+(report policy, R2S, empty relations), so the comparison itself is plain sequence matching, with
+one profile-dependent allowance:
+
+**Tuple-driven splits.** An engine with a tuple-driven tick (CQELS) processes the triples of one
+timestamp one by one; under Istream each triple that completes new answers emits them at once, so
+one expected relation may arrive as several consecutive relations at sub-timestamp system times.
+We accept exactly that — consecutive, non-empty, pairwise disjoint relations whose union is the
+expected relation — and nothing looser (no reordering across expected relations, no repeated or
+foreign bindings, no empty relation inside a split, no incomplete split at the end).
+
+When no t0 fits, the verdict reports the candidate that matched longest and where it diverged:
+the first diverging actual relation, the expected relation it was held against, and the missing
+and extra bindings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rsp_sdk.compare.relations import BindingKey, Relation, RelationStream
+from rsp_sdk.model.profile import R2S, Profile, Tick
+
+
+class Divergence(BaseModel):
+    """Where the best candidate's match broke down."""
+
+    t0_ms: int
+    start_seq: int | None = Field(
+        description="seq of the expected relation the matched run starts at (None: no start)"
+    )
+    matched_relations: int = Field(description="actual relations matched before the divergence")
+    reason: str
+    actual_index: int = Field(description="0-based position of the diverging actual relation")
+    actual_seq: int
+    actual_t_app_ms: int | None
+    actual_t_sys_ns: int | None
+    expected_seq: int | None
+    expected_t_app_ms: int | None
+    expected_window_open_ms: int | None
+    expected_window_close_ms: int | None
+    missing: list[dict[str, Any]] = Field(description="expected bindings the engine did not emit")
+    extra: list[dict[str, Any]] = Field(description="emitted bindings that were not expected")
+
+
+class CsrbenchVerdict(BaseModel):
+    """Outcome of the CSRBench check for one query."""
+
+    query: str
+    correct: bool
+    t0: int | None = Field(description="the matching t0 in ms (None when no candidate matches)")
+    start_seq: int | None = Field(
+        default=None, description="seq of the first expected relation of the matched run"
+    )
+    actual_relations: int
+    matched_relations: int
+    split_relations: int = Field(
+        default=0, description="expected relations the engine emitted as tuple-driven splits"
+    )
+    candidates: list[int] = Field(description="candidate t0 values tried, ascending")
+    splits_allowed: bool
+    divergence: Divergence | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One attempt: expected relations from ``start`` against the whole actual output."""
+
+    t0: int
+    start: int | None
+    matched: int  # actual relations consumed by complete groups
+    splits: int
+    ok: bool
+    # failure details
+    actual_index: int = 0
+    expected_index: int | None = None
+    missing: frozenset[BindingKey] = frozenset()
+    extra: frozenset[BindingKey] = frozenset()
+    reason: str = ""
+
+    @property
+    def diff_size(self) -> int:
+        return len(self.missing) + len(self.extra)
+
+
+def splits_allowed(profile: Profile, r2s: R2S) -> bool:
+    """Tuple-driven Istream engines may split one expected relation (see module docstring)."""
+    return profile.tick is Tick.TUPLE_DRIVEN and r2s is R2S.ISTREAM
+
+
+def _attempt(
+    t0: int,
+    expected: list[Relation],
+    actual: list[Relation],
+    start: int,
+    allow_split: bool,
+) -> _Run:
+    i, j, splits = start, 0, 0
+
+    def fail(
+        at: int,
+        exp: int | None,
+        missing: frozenset[BindingKey],
+        extra: frozenset[BindingKey],
+        reason: str,
+    ) -> _Run:
+        return _Run(t0, start, j, splits, False, at, exp, missing, extra, reason)
+
+    while j < len(actual):
+        a = actual[j].keys
+        if i >= len(expected):
+            return fail(j, None, frozenset(), a, "expected output ended")
+        e = expected[i].keys
+        if a == e:
+            i, j = i + 1, j + 1
+            continue
+        if not (allow_split and a and a < e):
+            return fail(j, i, e - a, a - e, "relation differs")
+        # A tuple-driven split: consecutive disjoint non-empty parts whose union is e.
+        acc, k = set(a), j + 1
+        while acc != e:
+            remaining = frozenset(e - acc)
+            if k >= len(actual):
+                return fail(k - 1, i, remaining, frozenset(), "output ended inside a split")
+            b = actual[k].keys
+            if not b:
+                return fail(k, i, remaining, frozenset(), "empty relation inside a split")
+            if not b <= remaining:
+                return fail(k, i, remaining - b, b - remaining, "split part differs")
+            acc |= b
+            k += 1
+        splits += 1
+        i, j = i + 1, k
+    return _Run(t0, start, j, splits, True)
+
+
+def _candidate_starts(expected: list[Relation], first: Relation, allow_split: bool) -> list[int]:
+    a = first.keys
+    return [s for s, e in enumerate(expected) if e.keys == a or (allow_split and a and a < e.keys)]
+
+
+def _best_failure(t0: int, expected: list[Relation], actual: list[Relation]) -> _Run:
+    """No expected relation can start the match: report the closest one to the first output."""
+    a = actual[0].keys
+    best = _Run(t0, None, 0, 0, False, 0, None, frozenset(), a, "expected output is empty")
+    for s, e in enumerate(expected):
+        run = _Run(t0, None, 0, 0, False, 0, s, e.keys - a, a - e.keys, "no relation matches")
+        if best.expected_index is None or run.diff_size < best.diff_size:
+            best = run
+    return best
+
+
+def verdict(
+    expected: Mapping[int, RelationStream],
+    actual: RelationStream,
+    *,
+    allow_split: bool,
+) -> CsrbenchVerdict:
+    """Judge ``actual`` against the expected relation streams of every candidate t0.
+
+    Candidates are tried in ascending t0 and, within one, from the earliest start; the first
+    full match wins (CSRBench stops at the first matching t0 too).
+    """
+    candidates = sorted(expected)
+    notes: list[str] = []
+    if not candidates:
+        raise ValueError("the expected output has no candidate t0 (empty expected table)")
+    rels = actual.relations
+    if not rels:
+        notes.append(
+            "the engine emitted nothing: an empty output is trivially a contiguous part of any "
+            "expected output (CSRBench's rule)"
+        )
+        return CsrbenchVerdict(
+            query=actual.query or expected[candidates[0]].query,
+            correct=True,
+            t0=candidates[0],
+            actual_relations=0,
+            matched_relations=0,
+            candidates=candidates,
+            splits_allowed=allow_split,
+            notes=notes,
+        )
+    best: _Run | None = None
+    for t0 in candidates:
+        exp = expected[t0].relations
+        starts = _candidate_starts(exp, rels[0], allow_split)
+        runs = [_attempt(t0, exp, rels, s, allow_split) for s in starts]
+        for run in runs:
+            if run.ok:
+                return CsrbenchVerdict(
+                    query=actual.query or expected[t0].query,
+                    correct=True,
+                    t0=t0,
+                    start_seq=exp[run.start].seq if run.start is not None else None,
+                    actual_relations=len(rels),
+                    matched_relations=run.matched,
+                    split_relations=run.splits,
+                    candidates=candidates,
+                    splits_allowed=allow_split,
+                    notes=notes,
+                )
+        if not runs:
+            runs = [_best_failure(t0, exp, rels)]
+        for run in runs:
+            if best is None or (run.matched, -run.diff_size) > (best.matched, -best.diff_size):
+                best = run
+    assert best is not None
+    exp_stream = expected[best.t0]
+    exp_rel = exp_stream.relations[best.expected_index] if best.expected_index is not None else None
+    act_rel = rels[best.actual_index]
+    # show each binding as its own side wrote it
+    as_expected = RelationStream(actual.query, [], {**actual.labels, **exp_stream.labels})
+    as_emitted = RelationStream(actual.query, [], {**exp_stream.labels, **actual.labels})
+    divergence = Divergence(
+        t0_ms=best.t0,
+        start_seq=exp_stream.relations[best.start].seq if best.start is not None else None,
+        matched_relations=best.matched,
+        reason=best.reason,
+        actual_index=best.actual_index,
+        actual_seq=act_rel.seq,
+        actual_t_app_ms=act_rel.t_app_ms,
+        actual_t_sys_ns=act_rel.t_sys_ns,
+        expected_seq=exp_rel.seq if exp_rel else None,
+        expected_t_app_ms=exp_rel.t_app_ms if exp_rel else None,
+        expected_window_open_ms=exp_rel.window_open_ms if exp_rel else None,
+        expected_window_close_ms=exp_rel.window_close_ms if exp_rel else None,
+        missing=as_expected.show(best.missing),
+        extra=as_emitted.show(best.extra),
+    )
+    return CsrbenchVerdict(
+        query=actual.query or exp_stream.query,
+        correct=False,
+        t0=None,
+        actual_relations=len(rels),
+        matched_relations=best.matched,
+        split_relations=best.splits,
+        candidates=candidates,
+        splits_allowed=allow_split,
+        divergence=divergence,
+        notes=notes,
+    )
