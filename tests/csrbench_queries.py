@@ -19,7 +19,6 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 REPO = Path(__file__).resolve().parent.parent
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
 STREAM = "http://ex.org/streams/test"
-BASE = "http://rsp-sdk.local/"
 EXTRACTED = "dellaglio+csrbench-oracle-engines/extracted-queries"
 HAS_PARSER = importlib.util.find_spec("rsp_sdk.query") is not None
 
@@ -32,18 +31,21 @@ def rspql(n: int) -> QuerySpec:
         return load_query(path)
     text = path.read_text()
     prefixes = dict(re.findall(r"PREFIX\s+([\w-]*):\s*<([^>]*)>", text))
-    m = re.search(r"FROM NAMED WINDOW <(\w+)> ON <([^>]+)> \[RANGE PT(\d+)S STEP PT(\d+)S\]", text)
-    assert m, path
-    name = re.search(r"REGISTER RSTREAM <(\w+)> AS", text)
-    assert name, path
-    sparql = text
+
+    def iri(term: str) -> str:
+        head, _, tail = term.partition(":")
+        return term[1:-1] if term.startswith("<") else prefixes[head] + tail
+
+    m = re.search(r"FROM NAMED WINDOW (\S+) ON (\S+) \[RANGE PT(\d+)S STEP PT(\d+)S\]", text)
+    name = re.search(r"REGISTER RSTREAM (\S+) AS", text)
+    select = re.search(r"SELECT (.*)\n", text)
+    assert m and name and select, path
+    sparql = "\n".join(" " * len(x) if x.startswith("#") else x for x in text.split("\n"))
     for clause in (name.group(0), m.group(0)):
         sparql = sparql.replace(clause, " " * len(clause))
-    sparql = sparql.replace("WINDOW <", "GRAPH  <")
-    select = re.search(r"SELECT (.*)\n", text)
-    assert select
+    sparql = sparql.replace("WINDOW csrbench:w {", "GRAPH  csrbench:w {")
     return QuerySpec(
-        name=name.group(1),
+        name=iri(name.group(1)),
         r2s=R2S.RSTREAM,
         text=text,
         sparql=sparql,
@@ -52,8 +54,8 @@ def rspql(n: int) -> QuerySpec:
         or re.findall(r"AS \?(\w+)", select.group(1)),
         windows=[
             WindowSpec(
-                name=BASE + m.group(1),
-                stream=m.group(2),
+                name=iri(m.group(1)),
+                stream=iri(m.group(2)),
                 range_ms=int(m.group(3)) * 1000,
                 step_ms=int(m.group(4)) * 1000,
             )

@@ -13,7 +13,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from rsp_sdk.cli import check, compare, engines, generate, stream
+from rsp_sdk.cli import check, compare, csrbench, engines, generate, stream
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
@@ -30,6 +30,7 @@ app.add_typer(engines.app, name="engines")
 app.command("run")(run_command)
 app.add_typer(check.app, name="oracle")
 app.add_typer(compare.app, name="compare")
+app.add_typer(csrbench.app, name="csrbench")
 
 err = Console(stderr=True)
 

@@ -9,8 +9,9 @@
 
 C-SPARQL evaluates the query body over one model holding the window content *and* the static
 graphs, so an RSP-QL ``WINDOW <w> { P }`` block (``GRAPH <w> { P }`` in the QuerySpec's SPARQL)
-becomes plain ``P`` when it holds only triple patterns, and the group ``{ P }`` otherwise; every
-other element of the body is kept as written. A QuerySpec in the plain form (CSRBench
+becomes plain ``P`` when that means the same (P holds only triple patterns, or the body holds
+nothing else but FILTERs), and the group ``{ P }`` otherwise; every other element of the body is
+kept as written. A QuerySpec in the plain form (CSRBench
 properties: the body already ranges over the window) is kept as it is.
 
 One window only: C-SPARQL builds a single Esper statement per query and applies the window of an
@@ -86,11 +87,15 @@ def render_csparql(spec: QuerySpec, *, units: tuple[str, ...] = UNITS_097) -> st
         step = duration(window.step_ms, units=_best(window.step_ms, units))
     except (SparqlShapeError, ValueError) as exc:
         raise RenderError(f"query {spec.name!r}: {exc}") from exc
+    # the window block's content joins the rest of the body: inline it when that changes
+    # nothing (only triple patterns, or nothing else in the body but FILTERs), else keep it a group
+    alone = sum(1 for i in shape.items if i.kind != "filter") == 1
     body: list[str] = []
     for item in shape.items:
         if item.kind == "graph" and window_named(spec, item.name) is window:
             inner = " ".join((item.inner or "").split())
-            body.append(inner if only_triples(inner, spec.prefixes) else f"{{ {inner} }}")
+            flat = alone or only_triples(inner, spec.prefixes)
+            body.append(inner if flat else f"{{ {inner} }}")
         else:
             body.append(" ".join(item.text.split()))
     parts = [
