@@ -28,9 +28,10 @@ HERE = Path(__file__).resolve().parent
 # C-SPARQL 0.9.7 as this adapter drives it (application time, the clock recipe of the driver):
 # every registered query reports at t0_ms + k·β (t0_ms = 0 by default) the window [c − ω, c)
 # (with window_bounds = "left-closed"), when the window holds data; an evaluation with no
-# solutions is an empty relation. The first windows are partial — they open before the first
-# triple — exactly as with a query registered before its stream starts, so the oracle looks for
-# t0 far before the data (any residue modulo β is enumerated over one slide).
+# solutions is an empty relation. Its first windows are partial: they open before the first
+# triple, as they do for any query registered before its stream starts. In SECRET terms t0 then
+# lies up to ω − β before the first triple, a lead this Profile cannot state: `rsp csrbench`
+# enumerates t0 over one slide from ω − β before the data (rsp_sdk.csrbench.t0_candidates).
 CSPARQL_PROFILE = Profile(
     name="csparql-0.9.7",
     report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
@@ -38,7 +39,7 @@ CSPARQL_PROFILE = Profile(
     r2s=R2S.RSTREAM,
     emits_empty_relations=True,
     time_unit_ms=1000,
-    t0=T0Policy(first_ms=-86_400_000, span="slide"),
+    t0=T0Policy(span="slide"),
 )
 
 # C-SPARQL 0.9 on Esper's wall clock: the published CSRBench profile (window close + non-empty,
