@@ -1,8 +1,10 @@
 """Developer sessions for rsp-sdk.
 
 All sessions share one virtualenv (``.venv`` by default, or ``$RSP_VENV``): pyspark alone is
-hundreds of megabytes, so creating it once per session would make every command slow. The env is
-(re)installed only when ``pyproject.toml`` changes, tracked by a hash stamp inside the venv.
+hundreds of megabytes, so creating it once per session would make every command slow. It holds
+rsp_sdk and every bundled engine adapter (``adapters/*/``), all installed editable, and is
+(re)installed only when one of their ``pyproject.toml`` files changes, tracked by a hash stamp
+inside the venv.
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ nox.options.sessions = ["lint", "typecheck", "tests"]
 
 
 def _adapters() -> list[Path]:
-    """The engine adapter packages (adapters/*/pyproject.toml), installed editable beside rsp_sdk
-    so their ``rsp_sdk.adapters`` entry points are found."""
+    """The bundled adapter packages: every ``adapters/<engine>/`` with a pyproject.toml."""
     return sorted(p.parent for p in (ROOT / "adapters").glob("*/pyproject.toml"))
 
 
@@ -33,9 +34,8 @@ def _shared_env(session: nox.Session) -> None:
     stamp = VENV / ".rsp-stamp"
     h = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
     for adapter in _adapters():
-        h.update(
-            str(adapter.relative_to(ROOT)).encode() + (adapter / "pyproject.toml").read_bytes()
-        )
+        h.update(str(adapter.relative_to(ROOT)).encode() + b"\0")
+        h.update((adapter / "pyproject.toml").read_bytes())
     want = h.hexdigest()
     if not (BIN / "python").exists():
         session.run(sys.executable, "-m", "venv", str(VENV), external=True)
@@ -43,7 +43,7 @@ def _shared_env(session: nox.Session) -> None:
         session.run(
             str(BIN / "python"), "-m", "pip", "install", "-q", "--upgrade", "pip", external=True
         )
-        editables = [arg for a in _adapters() for arg in ("-e", str(a))]
+        editable = [arg for a in _adapters() for arg in ("-e", str(a))]
         session.run(
             str(BIN / "python"),
             "-m",
@@ -52,7 +52,7 @@ def _shared_env(session: nox.Session) -> None:
             "-q",
             "-e",
             f"{ROOT}[dev]",
-            *editables,
+            *editable,
             external=True,
         )
         stamp.write_text(want)
@@ -85,11 +85,12 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the SDK and on each adapter package."""
+    """mypy --strict on the SDK and on each bundled adapter."""
     _shared_env(session)
     _run(session, "mypy", "--strict", "rsp_sdk")
     for adapter in _adapters():
-        _run(session, "mypy", "--strict", str(adapter / f"rsp_adapter_{adapter.name}"))
+        packages = sorted(p.parent.name for p in adapter.glob("*/__init__.py"))
+        _run(session, "mypy", "--strict", *(str(adapter / p) for p in packages))
 
 
 @nox.session
@@ -97,6 +98,16 @@ def bench(session: nox.Session) -> None:
     """Speed benchmarks: prints numbers and ratios (pass benchmark names to select)."""
     _shared_env(session)
     _run(session, "python", "-m", "benchmarks", *session.posargs)
+
+
+@nox.session
+def images(session: nox.Session) -> None:
+    """Docker images: the pinned Debian/JRE base from containers/base/bookworm.lock (root and
+    debootstrap; a no-op when built), provisioned engines, and the Java fixture engine's image
+    (pass `rsp images build` options after `--`, e.g. `-- --update-lock`)."""
+    _shared_env(session)
+    _run(session, "rsp", "images", "build", *session.posargs)
+    _run(session, "python", "-m", "tests.fixtures.images")
 
 
 @nox.session

@@ -68,3 +68,25 @@ def toy_cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unty
     cache = ProvisionCache(tmp_path_factory.mktemp("rsp-cache"))
     provision_toy_java(cache)
     return cache
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_container_left_behind():  # type: ignore[no-untyped-def]
+    """After the whole session: no engine container this process started is still there, after
+    every crash, timeout, kill and close the docker-runtime tests went through."""
+    yield
+    from rsp_sdk.images.client import docker_unavailable
+
+    if docker_unavailable():
+        return
+    from rsp_sdk.images import docker_client
+
+    client = docker_client()
+    try:
+        left = client.containers.list(
+            all=True,
+            filters={"label": ["org.rspsdk.runtime=docker", f"org.rspsdk.owner-pid={os.getpid()}"]},
+        )
+        assert not left, f"engine containers left behind: {[c.name for c in left]}"
+    finally:
+        client.close()

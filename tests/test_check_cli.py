@@ -156,14 +156,7 @@ def test_check_bad_answers_exit_2_before_any_oracle_work(
     assert proc.returncode == 2 and "need --metrics yabench" in proc.stderr
 
 
-# --- rsp oracle check end to end (needs the oracle branch) -----------------------------------
-
-
-@pytest.fixture(scope="module")
-def oracle_available() -> None:
-    # Guard ONLY for the not-yet-merged oracle module (to be removed at merge).
-    pytest.importorskip("rsp_sdk.oracle", reason="rsp_sdk.oracle (the oracle branch) not merged")
-    pytest.importorskip("rsp_sdk.query", reason="rsp_sdk.query (the oracle branch) not merged")
+# --- rsp oracle check end to end --------------------------------------------------------------
 
 
 ROOMS = "0: m1@r1; 1000: m2@r1; 2000: m3@r1; 3000: m4@r2"
@@ -186,7 +179,7 @@ def m(*names: str) -> list[dict[str, Any]]:
 
 
 def test_check_rooms_correct(
-    oracle_available: None, rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
 ) -> None:
     stream, query = rooms_case
     # C-SPARQL, tumbling 2 s windows from t0 = 0: [0, 2000) → m1, m2; [2000, 4000) → m3
@@ -204,7 +197,7 @@ def test_check_rooms_correct(
 
 
 def test_check_rooms_incorrect_with_yabench_metrics(
-    oracle_available: None, rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
 ) -> None:
     stream, query = rooms_case
     bad = write_answer(tmp_path / "bad.json", [m("m1"), m("m3")])
@@ -235,7 +228,7 @@ def test_check_rooms_incorrect_with_yabench_metrics(
 
 
 def test_check_csrbench_q1_csparql_recorded_answer(
-    oracle_available: None, rsp_exe: list[str], shared_data: Path, tmp_path: Path
+    rsp_exe: list[str], shared_data: Path, tmp_path: Path
 ) -> None:
     stream = tmp_path / "csrbench.parquet"
     run_rsp(

@@ -67,7 +67,7 @@ def test_required_features_from_algebra(sparql: str, features: set[Feature]) -> 
 
 
 def test_required_features_from_rspql_parts() -> None:
-    w2 = WindowSpec(name="http://ex.org/w2", stream="http://ex.org/s2", range_ms=1, step_ms=1)
+    w2 = WindowSpec(name="http://ex.org/w2", stream="http://ex.org/s2", range_ms=2000, step_ms=500)
     q = QuerySpec(
         name="q",
         text="",
@@ -84,6 +84,14 @@ def test_required_features_from_rspql_parts() -> None:
     }
     caps = Capabilities.of("istream", "multi_window")
     assert caps.missing(required_features(q)) == {Feature.MULTI_STREAM, Feature.STATIC_DATA}
+
+
+def test_graph_blocks_over_windows_are_not_named_graph_queries() -> None:
+    """RSP-QL's WINDOW <w> { … } reads as GRAPH <w> { … } in SPARQL: not NAMED_GRAPHS."""
+    body = f"SELECT ?s WHERE {{ GRAPH <{W.name}> {{ ?s <http://p> ?o }} }}"
+    assert required_features(spec(body)) == {Feature.RSTREAM}
+    other = "SELECT ?s WHERE { GRAPH <http://ex.org/kb> { ?s <http://p> ?o } }"
+    assert Feature.NAMED_GRAPHS in required_features(spec(other))
 
 
 def test_unparsable_sparql_is_input_error() -> None:

@@ -22,7 +22,7 @@ import pytest
 from rsp_sdk.engine import EngineSession, Timeouts, TripleBatch
 from rsp_sdk.runtime.base import EngineCrashed, EngineError, EngineTimeout
 from rsp_sdk.testing import TreeWatch, drain
-from tests.engines import COMBOS, SCENARIO, open_toy
+from tests.engines import COMBOS, SCENARIO, open_toy, skip_if_unavailable
 
 REPO = Path(__file__).resolve().parent.parent
 FAST = Timeouts(open=120, verb=3, push=3, poll=3, stats=3, close=3)
@@ -38,6 +38,7 @@ def batches(n: int = 4) -> list[TripleBatch]:
 @pytest.fixture(params=COMBOS, ids=[f"{a}@{r}" for a, r in COMBOS])
 def combo(request: pytest.FixtureRequest, toy_cache: Any) -> tuple[str, str, Any]:
     adapter, runtime = request.param
+    skip_if_unavailable(runtime)
     return adapter, runtime, toy_cache
 
 

@@ -122,7 +122,7 @@ def test_engines_cli(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None
     assert proc.returncode == 0, proc.stderr
     rows = {r["name"]: r for r in json.loads(proc.stdout)}
     assert rows["toy-java"]["provisioned"] is False
-    assert rows["toy-java"]["runtimes"] == ["jpype", "py4j"]
+    assert rows["toy-java"]["runtimes"] == ["docker", "jpype", "py4j"]
     assert rows["toy-py"]["runtimes"] == ["subprocess"] and rows["toy-py"]["provisioned"]
     assert "ModuleNotFoundError" in rows["no.such.module:Adapter"]["error"]
     proc = run_rsp_env(rsp_exe, env, "engines", "add", "toy-java", toy_engine_jar(), "--json")

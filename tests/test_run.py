@@ -68,11 +68,15 @@ def expected_rows(sc: Scenario) -> dict[int, set[tuple[str, str]]]:
 
 
 @pytest.mark.parametrize(
-    ("engine", "runtime"), [("toy-java", "jpype"), ("toy-java", "py4j"), ("toy-py", "subprocess")]
+    ("engine", "runtime"),
+    [("toy-java", "jpype"), ("toy-java", "py4j"), ("toy-java", "docker"), ("toy-py", "subprocess")],
 )
 def test_rsp_run_records_everything(
     toy_cache: Any, tmp_path: Path, rsp_exe: list[str], engine: str, runtime: str
 ) -> None:
+    from tests.engines import skip_if_unavailable
+
+    skip_if_unavailable(runtime)
     stream, query = prepare_inputs(tmp_path)
     out = tmp_path / "run"
     proc = run_rsp_env(

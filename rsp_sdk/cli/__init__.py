@@ -13,7 +13,17 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from rsp_sdk.cli import check, compare, csrbench, engines, generate, stream
+from rsp_sdk.cli import (
+    check,
+    compare,
+    csrbench,
+    engines,
+    generate,
+    images,
+    oracle,
+    profiles,
+    stream,
+)
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
@@ -27,8 +37,11 @@ app = typer.Typer(
 app.add_typer(stream.app, name="stream")
 app.add_typer(generate.app, name="generate")
 app.add_typer(engines.app, name="engines")
+app.add_typer(images.app, name="images")
 app.command("run")(run_command)
-app.add_typer(check.app, name="oracle")
+check.register(oracle.app)
+app.add_typer(oracle.app, name="oracle")
+app.add_typer(profiles.app, name="profiles")
 app.add_typer(compare.app, name="compare")
 app.add_typer(csrbench.app, name="csrbench")
 

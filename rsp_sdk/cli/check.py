@@ -1,17 +1,16 @@
 """``rsp oracle check``: judge an engine's output against the oracle's expected output.
 
 The command group ``oracle`` belongs to the oracle's CLI module; this module contributes the
-``check`` command (``register(app)``) and, until both are merged, its own small ``oracle``
-group. Query and profile loading live with the oracle (``rsp_sdk.query``, profile loading);
-the glue below only calls them.
+``check`` command (``register(group)``), kept apart because judging needs the comparison code
+(``rsp_sdk.compare``) while computing expected outputs does not.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import typer
 
@@ -22,47 +21,25 @@ from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
 from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
 from rsp_sdk.compare.yabench import Gracious
-from rsp_sdk.errors import InputError, RspError
-from rsp_sdk.model.profile import Profile
+from rsp_sdk.errors import InputError
+from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.oracle import expected
+from rsp_sdk.query import load_query
 from rsp_sdk.streams.io import read_static, read_stream
 from rsp_sdk.util.atomic import atomic_path
 
-app = typer.Typer(
-    help="The oracle: expected outputs under an engine's SECRET profile, and checks against them.",
-    no_args_is_help=True,
-)
-
-
-def _oracle_module(name: str) -> Any:
-    """A module of the oracle (query parsing, profiles, expected outputs), imported on use."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        raise RspError(
-            f"rsp oracle check needs {name}, which this installation lacks ({exc.name})"
-        ) from exc
-
 
 def _load_query(path: Path, params: dict[str, str]) -> QuerySpec:
-    """RSP-QL / CSRBench / YABench query file → QuerySpec (``rsp_sdk.query.load_query``)."""
-    return cast(QuerySpec, _oracle_module("rsp_sdk.query").load_query(path, params=params))
-
-
-def _load_profile(spec: str) -> Profile:
-    """A built-in profile name or a TOML/JSON file (``rsp_sdk.model.profile.load_profile``)."""
-    loader = getattr(_oracle_module("rsp_sdk.model.profile"), "load_profile", None)
-    if loader is None:
-        raise RspError("rsp oracle check needs rsp_sdk.model.profile.load_profile (the oracle)")
-    return cast(Profile, loader(spec))
+    """RSP-QL / CSRBench / YABench query file → QuerySpec."""
+    return load_query(path, params=params)
 
 
 def _expected(
     stream: Path, query: QuerySpec, profile: Profile, t0s: list[int] | None, static: list[Path]
-) -> Any:
-    """The expected output of every candidate t0 (``rsp_sdk.oracle.expected``)."""
-    oracle = _oracle_module("rsp_sdk.oracle")
-    return oracle.expected(stream, query, profile, t0s=t0s, static=tuple(static))
+) -> pa.Table:
+    """The expected output of every candidate t0 (one Spark job)."""
+    return expected(stream, query, profile, t0s=t0s, static=tuple(static))
 
 
 def _params(items: list[str]) -> dict[str, str]:
@@ -119,7 +96,7 @@ def check_command(
     # Read the cheap inputs first so a bad file fails before the Spark job starts.
     actual = load_answers(answers, query=query_name, clock=clock)
     spec = _load_query(query, _params(param or []))
-    prof = _load_profile(profile)
+    prof = load_profile(profile)
     r2s = prof.r2s or spec.r2s
     with console.status("computing the expected output …", spinner="dots"):
         expected = _expected(stream, spec, prof, t0, static)
@@ -179,6 +156,3 @@ def _print(result: CheckResult, as_json: bool) -> None:
 def register(group: typer.Typer) -> None:
     """Add ``check`` to an ``oracle`` command group."""
     group.command("check")(check_command)
-
-
-register(app)

@@ -72,13 +72,21 @@ def fetch(
     """Resolve the engine's pinned Maven Central dependencies into the cache (sha256-checked)."""
     manifest = _manifest(name)
     c = _cache(cache)
-    with console.status(f"resolving {len(manifest.dependencies)} dependencies with Maven …"):
+    what = [f"{len(manifest.dependencies)} Maven Central dependencies"] * bool(
+        manifest.dependencies
+    ) + ["npm packages (npm ci)"] * bool(manifest.npm)
+    with console.status(f"provisioning {name}: {', '.join(what) or 'nothing to fetch'} …"):
         paths = c.fetch(manifest)
     missing = c.missing(manifest)
+    npm = str(c.npm_modules(manifest)) if manifest.npm else None
+    deps = [str(p) for p in paths if str(p) != npm]
     if as_json:
-        emit_json({"engine": name, "dependencies": [str(p) for p in paths], "missing": missing})
+        emit_json({"engine": name, "dependencies": deps, "npm": npm, "missing": missing})
         return
-    console.print(f"{name}: {len(paths)} dependencies verified in {c.engine_dir(name) / 'deps'}")
+    if manifest.dependencies:
+        console.print(f"{name}: {len(deps)} dependencies verified in {c.engine_dir(name) / 'deps'}")
+    if npm:
+        console.print(f"{name}: npm packages installed from the pinned lock file in {npm}")
     for m in missing:
         console.print(f"  still missing: {m}")
 

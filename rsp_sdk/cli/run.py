@@ -15,6 +15,7 @@ from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import InputError
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
 from rsp_sdk.run.runner import RunRequest, RunSummary, run
+from rsp_sdk.runtime.base import ResourceLimits
 
 
 def _engine_config(text: str | None) -> dict[str, Any]:
@@ -34,7 +35,9 @@ def _engine_config(text: str | None) -> dict[str, Any]:
 
 def run_command(
     engine: Annotated[str, typer.Option("--engine", "-e", help="engine adapter name")],
-    runtime: Annotated[str, typer.Option("--runtime", "-r", help="jpype | py4j | subprocess …")],
+    runtime: Annotated[
+        str, typer.Option("--runtime", "-r", help="jpype | py4j | docker | subprocess …")
+    ],
     query: Annotated[Path, typer.Option("--query", "-q", help="QuerySpec .json, RSP-QL, or --raw")],
     stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
     output: Annotated[Path, typer.Option("--output", "-o", help="new run directory")],
@@ -58,6 +61,12 @@ def run_command(
     ] = None,
     push_timeout: Annotated[float, typer.Option(help="seconds a push may take")] = 300.0,
     verb_timeout: Annotated[float, typer.Option(help="seconds other verbs may take")] = 60.0,
+    memory: Annotated[
+        str | None, typer.Option(help="memory limit of the engine, e.g. 2g (docker runtime)")
+    ] = None,
+    cpus: Annotated[
+        float | None, typer.Option(help="CPU limit of the engine in cores (docker runtime)")
+    ] = None,
     sample_interval: Annotated[float, typer.Option(help="sampler period, seconds")] = 0.5,
     drain_quiet: Annotated[
         float, typer.Option(help="end when no result came for this many seconds")
@@ -83,6 +92,7 @@ def run_command(
         ),
         engine_config=_engine_config(engine_config),
         timeouts=Timeouts(push=push_timeout, verb=verb_timeout, poll=verb_timeout),
+        limits=ResourceLimits(memory=memory.lower() if memory else None, cpus=cpus),
         sample_interval_s=sample_interval,
         drain_quiet_s=drain_quiet,
         flush_ms=flush_ms,

@@ -101,6 +101,9 @@ class BaseAdapter:
             classpath=cache.classpath(manifest),
             jvm_flags=list(manifest.jvm.flags),
             system_properties=dict(manifest.jvm.properties),
+            engine=manifest.engine.name or self.name,
+            engine_version=manifest.engine.version or self.version,
+            read_only_root=manifest.jvm.read_only_root,
         )
 
     def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:

@@ -96,7 +96,7 @@ def required_features(spec: QuerySpec) -> frozenset[Feature]:
             expected="a SPARQL 1.1 query",
         ) from exc
     found: set[Feature] = set()
-    _walk(prepared.algebra, found)
+    _walk(prepared.algebra, found, frozenset(w.name for w in spec.windows))
     found.add(_R2S_FEATURE[spec.r2s])
     if spec.static_graphs:
         found.add(Feature.STATIC_DATA)
@@ -127,13 +127,17 @@ _NODE_FEATURES = {
 }
 
 
-def _walk(node: Any, found: set[Feature]) -> None:
+def _walk(node: Any, found: set[Feature], windows: frozenset[str] = frozenset()) -> None:
+    """Collect the features of an rdflib algebra tree. ``GRAPH <w>`` over one of the query's
+    windows is how RSP-QL's ``WINDOW <w> { … }`` reads in SPARQL, not a named-graph query."""
     from rdflib.paths import Path as RdfPath
     from rdflib.plugins.sparql.parserutils import CompValue
 
     if isinstance(node, CompValue):
         name = node.name
-        if name in _NODE_FEATURES:
+        if name == "Graph" and str(node.get("term")) in windows:
+            pass
+        elif name in _NODE_FEATURES:
             found.add(_NODE_FEATURES[name])
         if name == "Filter" and type(node.get("expr")).__name__ == "TrueFilter":
             found.discard(Feature.FILTER)  # rdflib's placeholder, not a user FILTER
@@ -157,10 +161,10 @@ def _walk(node: Any, found: set[Feature]) -> None:
             found.add(Feature.SUBQUERY)  # a sub-SELECT is ToMultiSet(Project …)
         for key, value in node.items():
             if key != "_vars":
-                _walk(value, found)
+                _walk(value, found, windows)
     elif isinstance(node, list | tuple):
         for item in node:
-            _walk(item, found)
+            _walk(item, found, windows)
     elif isinstance(node, RdfPath):
         found.add(Feature.PROPERTY_PATHS)
 

@@ -11,11 +11,15 @@ files, described by a TOML *manifest* next to its adapter:
   builds the manifest knows;
 
 plus the adapter's **glue** (Java driver sources that must compile against the engine's jars),
-compiled with ``javac`` into the cache once everything is there. Cache layout::
+compiled with ``javac`` into the cache once everything is there, and — for engines published on
+npm (rsp-js) — the **npm packages** pinned by a ``package-lock.json`` the adapter ships, which
+``rsp engines fetch NAME`` installs with ``npm ci`` (npm checks every package's integrity hash
+from the lock file). Cache layout::
 
     $RSP_CACHE/engines/NAME/deps/*.jar          verified Maven Central jars
     $RSP_CACHE/engines/NAME/artifacts/FILE      user-supplied engine files (jar or folder)
     $RSP_CACHE/engines/NAME/glue/HASH/          compiled glue (HASH: sources + classpath)
+    $RSP_CACHE/engines/NAME/npm/HASH/node_modules  `npm ci` of the adapter's lock (HASH: lock)
     $RSP_CACHE/engines/NAME/lock.json           what is there, with sha256 and provenance
 
 Manifest (TOML)::
@@ -40,9 +44,13 @@ Manifest (TOML)::
     driver_class = "org.rspsdk.adapters.csparql.CsparqlDriver"
     flags = ["--add-opens", "java.base/java.lang=ALL-UNNAMED"]
     properties = {}
+    read_only_root = true                     # docker: false if it writes outside its work dir
 
     [glue]
     sources = "glue"                          # folder of .java files, relative to the manifest
+
+    [npm]
+    package_dir = "node"                      # package.json + package-lock.json, relative
 """
 
 from __future__ import annotations
@@ -121,12 +129,25 @@ class JvmSettings(BaseModel):
     driver_class: str = ""
     flags: list[str] = Field(default_factory=list)
     properties: dict[str, str] = Field(default_factory=dict)
+    read_only_root: bool = Field(
+        default=True,
+        description="the engine writes only to its work dir and /tmp, so its container's root "
+        "filesystem can be read-only (docker runtime); false for engines that write elsewhere",
+    )
 
 
 class GlueSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     sources: str = Field(description="folder of Java sources, relative to the manifest")
+
+
+class NpmSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    package_dir: str = Field(
+        description="folder holding package.json and package-lock.json, relative to the manifest"
+    )
 
 
 class Manifest(BaseModel):
@@ -137,6 +158,7 @@ class Manifest(BaseModel):
     dependencies: list[Dependency] = Field(default_factory=list, alias="dependency")
     jvm: JvmSettings = Field(default_factory=JvmSettings)
     glue: GlueSettings | None = None
+    npm: NpmSettings | None = None
     path: Path | None = Field(default=None, exclude=True, description="where it was read from")
 
     @property
@@ -148,6 +170,12 @@ class Manifest(BaseModel):
             return None
         base = self.path.parent if self.path else Path.cwd()
         return (base / self.glue.sources).resolve()
+
+    def npm_dir(self) -> Path | None:
+        if self.npm is None:
+            return None
+        base = self.path.parent if self.path else Path.cwd()
+        return (base / self.npm.package_dir).resolve()
 
 
 def load_manifest(path: Path | str) -> Manifest:
@@ -225,6 +253,8 @@ class ProvisionCache:
         for a in manifest.artifacts:
             if a.required and not (arts / a.file).exists():
                 out.append(f"{a.file} (run: rsp engines add {manifest.name} PATH/{a.file})")
+        if manifest.npm and not self.npm_modules(manifest).is_dir():
+            out.append(f"npm packages (run: rsp engines fetch {manifest.name})")
         return out
 
     def require(self, manifest: Manifest) -> None:
@@ -249,6 +279,12 @@ class ProvisionCache:
                     f"engine {manifest.name}: artifact {a.file} is missing from {arts}.{where}{up}"
                     f" Add it with: rsp engines add {manifest.name} /path/to/{a.file}"
                 )
+        if manifest.npm and not self.npm_modules(manifest).is_dir():
+            raise MissingArtifact(
+                f"engine {manifest.name}: the npm packages pinned by "
+                f"{manifest.npm_dir()}/package-lock.json are not installed in "
+                f"{self.npm_modules(manifest)}; run: rsp engines fetch {manifest.name}"
+            )
 
     # ---- fetch (Maven Central) -------------------------------------------------------------
 
@@ -265,9 +301,75 @@ class ProvisionCache:
                 lock["dependencies"][d.coords] = {"file": d.jar_name, "sha256": d.sha256}
             self._write_lock(name, lock)
         paths = [deps_dir / d.jar_name for d in manifest.dependencies]
+        if manifest.npm:
+            paths.append(self._npm_ci(manifest))
         if manifest.glue and not self.missing(manifest):
             self.compile_glue(manifest)
         return paths
+
+    # ---- fetch (npm registry) --------------------------------------------------------------
+
+    def npm_modules(self, manifest: Manifest) -> Path:
+        """The ``node_modules`` folder installed from the manifest's lock file (may not exist)."""
+        src = manifest.npm_dir()
+        if src is None:
+            raise RspError(f"engine {manifest.name} has no [npm] section in its manifest")
+        digest = sha256_of(src / "package-lock.json")[:16]
+        return self.engine_dir(manifest.name) / "npm" / digest / "node_modules"
+
+    def _npm_ci(self, manifest: Manifest) -> Path:
+        """``npm ci`` the adapter's lock file into the cache (once per lock content).
+
+        ``npm ci`` installs exactly the lock's versions and checks each package's integrity
+        hash; ``--ignore-scripts`` keeps install scripts of the engine's dependencies from
+        running on the user's machine.
+        """
+        src = manifest.npm_dir()
+        assert src is not None
+        target = self.npm_modules(manifest)
+        if target.is_dir():
+            return target
+        for needed in ("package.json", "package-lock.json"):
+            if not (src / needed).is_file():
+                raise RspError(f"engine {manifest.name}: {src / needed} is missing")
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RspError(
+                f"npm is needed to provision {manifest.name}: install Node.js 18+ with npm "
+                "(Debian: apt-get install nodejs npm)"
+            )
+        home = target.parent
+        home.parent.mkdir(parents=True, exist_ok=True)
+        with file_lock(self.engine_dir(manifest.name) / ".lock"):
+            if target.is_dir():
+                return target
+            with tempfile.TemporaryDirectory(prefix=".npm-", dir=home.parent) as tmp:
+                work = Path(tmp) / "pkg"
+                work.mkdir()
+                for name in ("package.json", "package-lock.json"):
+                    shutil.copy2(src / name, work / name)
+                proc = subprocess.run(
+                    [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                    cwd=work,
+                    capture_output=True,
+                    text=True,
+                )
+                if proc.returncode != 0:
+                    raise RspError(
+                        f"engine {manifest.name}: npm ci failed in {work}:\n"
+                        f"{(proc.stderr or proc.stdout)[-4000:]}"
+                    )
+                if home.exists():
+                    shutil.rmtree(home)
+                os.replace(work, home)
+            lock = self.lock(manifest.name)
+            lock.setdefault("npm", {})["package-lock.json"] = {
+                "sha256": sha256_of(src / "package-lock.json"),
+                "node_modules": str(target),
+                "installed": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+            self._write_lock(manifest.name, lock)
+        return target
 
     def _resolve(self, name: str, deps: list[Dependency], deps_dir: Path) -> None:
         items = []

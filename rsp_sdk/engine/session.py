@@ -34,16 +34,28 @@ log = logging.getLogger(__name__)
 
 
 class UnsupportedQuery(RspError):
-    """The adapter's engine lacks features the query needs; raised before the engine sees it."""
+    """The adapter's engine lacks features the query needs; raised before the engine sees it.
 
-    def __init__(self, adapter: str, query: str, missing: frozenset[Feature]) -> None:
+    Adapters raise it from ``render`` too (with ``reason``) when their dialect cannot express a
+    construct the feature flags do not name (e.g. EP-SPARQL's FILTER has no ``||``); ``rsp run``
+    records both the same way.
+    """
+
+    def __init__(
+        self,
+        adapter: str,
+        query: str,
+        missing: frozenset[Feature],
+        *,
+        reason: str | None = None,
+    ) -> None:
         self.adapter = adapter
         self.query = query
         self.missing = missing
         names = ", ".join(sorted(f.value for f in missing))
         super().__init__(
-            f"engine {adapter} cannot run query {query!r}: it needs {names}, "
-            f"which {adapter} does not support"
+            f"engine {adapter} cannot run query {query!r}: "
+            + (reason or f"it needs {names}, which {adapter} does not support")
         )
 
 
@@ -186,7 +198,10 @@ class EngineSession:
         )
         try:
             channel.call(
-                "open", json.dumps(dict(config or {})), str(workdir), timeout=session.timeouts.open
+                "open",
+                json.dumps(dict(config or {})),
+                str(workdir.resolve()),
+                timeout=session.timeouts.open,
             )
         except BaseException:
             channel.kill()

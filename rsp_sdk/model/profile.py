@@ -5,13 +5,28 @@ different moments, *tick* on different events, start their first window at a dif
 emit or suppress empty relations (Botan et al., SECRET, VLDB 2010; CSRBench). A Profile names
 those choices so the oracle can compute what a given engine must output. Names follow the model
 (and RSP4J's enums) so a reader who knows the papers finds each concept where its name says.
+
+Report strategies combine as a *conjunction*, as in SECRET and RSP4J (``ReportImpl`` reports only
+when every strategy matches): ``window_close`` + ``non_empty_content`` reports a window when it
+closes and only if it is not empty; ``content_change`` + ``periodic`` reports at the periodic
+instants at which the content changed. ``non_empty_content`` is a condition, never a trigger on
+its own, and ``window_close`` + ``content_change`` can never both hold for one report, so both
+combinations are rejected with a message instead of silently producing nothing.
+
+The precise window arithmetic the oracle applies to each strategy is written down in
+``rsp_sdk.oracle.s2r``.
 """
 
 from __future__ import annotations
 
+import json
+import tomllib
 from enum import StrEnum
+from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rsp_sdk.errors import InputError
 
 
 class ReportPolicy(StrEnum):
@@ -24,7 +39,12 @@ class ReportPolicy(StrEnum):
 
 
 class Tick(StrEnum):
-    """What drives the engine to (re)consider its windows."""
+    """What drives the engine to (re)consider its windows.
+
+    It matters for content-change reports: a tuple-driven engine reports after every single
+    element (triples sharing a timestamp give one report each, in stream order), a batch-driven
+    one after all elements of one timestamp, a time-driven one at multiples of its time unit.
+    """
 
     TUPLE_DRIVEN = "tuple_driven"
     TIME_DRIVEN = "time_driven"
@@ -44,7 +64,10 @@ class T0Policy(BaseModel):
 
     Candidates run from ``first_ms`` (or the query's / stream's first t0 when unset) in steps of
     ``step_ms`` (the stream's time unit when unset) across ``span``: one slide, as the SECRET model
-    needs, or one window size, as the published CSRBench oracle enumerates.
+    needs (``slide``: first ≤ t0 < first + β), or one window size inclusive, as the published
+    CSRBench oracle enumerates (``window``: first ≤ t0 ≤ first + ω). ``window`` also reproduces
+    that oracle's placement of the first window-close scope: [t0, t0 + ω) when t0 < ω, else
+    [t0 + β − ω, t0 + β) (its ``WindowOperator`` adds ω while the clock is below ω, then β).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -60,6 +83,7 @@ class Profile(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
+    description: str = ""
     report: frozenset[ReportPolicy]
     tick: Tick
     r2s: R2S | None = Field(
@@ -69,11 +93,131 @@ class Profile(BaseModel):
     time_unit_ms: int = Field(default=1000, ge=1)
     period_ms: int | None = Field(default=None, ge=1, description="for the periodic report")
     t0: T0Policy = Field(default_factory=T0Policy)
+    event_driven: bool = Field(
+        default=False,
+        description=(
+            "each report carries only the solutions completed by the triggering element(s), "
+            "as a bag (ETALIS derives every complex event once, when its last event arrives); "
+            "needs content_change"
+        ),
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Profile:
         if not self.report:
             raise ValueError("a profile needs at least one report policy")
+        triggers = self.report - {ReportPolicy.NON_EMPTY_CONTENT}
+        if not triggers:
+            raise ValueError(
+                "non_empty_content only filters other reports; combine it with window_close, "
+                "content_change or periodic"
+            )
+        if {ReportPolicy.WINDOW_CLOSE, ReportPolicy.CONTENT_CHANGE} <= self.report:
+            raise ValueError(
+                "window_close and content_change combine as a conjunction that never holds; "
+                "pick one of them"
+            )
         if ReportPolicy.PERIODIC in self.report and self.period_ms is None:
             raise ValueError("the periodic report policy needs period_ms")
+        if self.event_driven and ReportPolicy.CONTENT_CHANGE not in self.report:
+            raise ValueError("event_driven reports need the content_change report policy")
         return self
+
+    @property
+    def non_empty(self) -> bool:
+        return ReportPolicy.NON_EMPTY_CONTENT in self.report
+
+    def r2s_for(self, query_r2s: R2S) -> R2S:
+        """The R2S operator applied: the engine's own, or the query's when the engine obeys it."""
+        return self.r2s if self.r2s is not None else query_r2s
+
+
+# The profiles of the engines the project drives. C-SPARQL, CQELS and SPARQLstream carry the
+# values CSRBench published (METRICS.md; the oracle's csparql/cqels/sparqlstream.properties), and
+# enumerate t0 as that oracle does (span = window). CQELS is eager: it processes each triple as it
+# arrives, so its content-change reports are tuple-driven. JTALIS/ETALIS is event-driven: each
+# element that completes a pattern yields the newly derived results, once.
+BUILTIN_PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            name="csparql",
+            description="C-SPARQL 0.9: window close + non-empty content, time-driven, Rstream, "
+            "emits empty relations (CSRBench)",
+            report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+            tick=Tick.TIME_DRIVEN,
+            r2s=R2S.RSTREAM,
+            emits_empty_relations=True,
+            time_unit_ms=1000,
+            t0=T0Policy(span="window"),
+        ),
+        Profile(
+            name="cqels",
+            description="CQELS 1.x: content change, tuple-driven (eager), Istream, no empty "
+            "relations (CSRBench)",
+            report=frozenset({ReportPolicy.CONTENT_CHANGE, ReportPolicy.NON_EMPTY_CONTENT}),
+            tick=Tick.TUPLE_DRIVEN,
+            r2s=R2S.ISTREAM,
+            emits_empty_relations=False,
+            time_unit_ms=100,
+            t0=T0Policy(span="window"),
+        ),
+        Profile(
+            name="sparqlstream",
+            description="SPARQLstream: window close + non-empty content, time-driven, the "
+            "query's R/I/Dstream, no empty relations (CSRBench)",
+            report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+            tick=Tick.TIME_DRIVEN,
+            r2s=None,
+            emits_empty_relations=False,
+            time_unit_ms=100,
+            t0=T0Policy(span="window"),
+        ),
+        Profile(
+            name="jtalis",
+            description="JTALIS/ETALIS: eager, event-driven content change, tuple-driven, "
+            "Rstream of the new results, no empty relations",
+            report=frozenset({ReportPolicy.CONTENT_CHANGE, ReportPolicy.NON_EMPTY_CONTENT}),
+            tick=Tick.TUPLE_DRIVEN,
+            r2s=R2S.RSTREAM,
+            emits_empty_relations=False,
+            time_unit_ms=1,
+            event_driven=True,
+        ),
+    )
+}
+
+
+def load_profile(spec: str | Path | Profile) -> Profile:
+    """A built-in profile by name, or a profile from a TOML/JSON file (same fields as Profile)."""
+    if isinstance(spec, Profile):
+        return spec
+    text = str(spec)
+    if text in BUILTIN_PROFILES:
+        return BUILTIN_PROFILES[text]
+    path = Path(text)
+    if not path.exists():
+        raise InputError(
+            f"unknown profile {text!r}",
+            expected=f"one of {', '.join(sorted(BUILTIN_PROFILES))} or a .toml/.json file",
+        )
+    raw = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(raw) if path.suffix.lower() == ".json" else tomllib.loads(raw)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise InputError(f"cannot parse the profile: {exc}", path=path, line=line) from exc
+    if not isinstance(data, dict):
+        raise InputError("a profile file must hold one table/object", path=path)
+    data.setdefault("name", path.stem)
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(
+            f"invalid profile field {where or '(profile)'}: {first['msg']}",
+            path=path,
+            text=str(first.get("input"))[:200],
+            expected="the fields of rsp_sdk.model.profile.Profile",
+        ) from exc

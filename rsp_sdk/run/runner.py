@@ -36,7 +36,7 @@ from rsp_sdk.run.feeder import FeederConfig, Plan, plan
 from rsp_sdk.run.recorder import RunRecorder, RunStatus
 from rsp_sdk.run.sampler import Sampler
 from rsp_sdk.runtime import get_runtime, runtimes_for
-from rsp_sdk.runtime.base import EngineError
+from rsp_sdk.runtime.base import EngineError, ResourceLimits
 from rsp_sdk.streams.io import read_stream
 
 
@@ -98,6 +98,9 @@ class RunRequest(BaseModel):
     warmup: Path | None = None
     engine_config: dict[str, Any] = Field(default_factory=dict)
     timeouts: Timeouts = Field(default_factory=Timeouts)
+    limits: ResourceLimits = Field(
+        default_factory=ResourceLimits, description="memory/CPU limits (docker runtime)"
+    )
     sample_interval_s: float = Field(default=0.5, gt=0)
     poll_interval_s: float = Field(default=0.2, gt=0)
     drain_quiet_s: float = Field(default=2.0, ge=0)
@@ -150,7 +153,9 @@ def run(
     progress: ProgressFn | None = None,
 ) -> RunSummary:
     adapter = adapter or get_adapter(request.engine)
-    runtime = get_runtime(request.runtime)
+    runtime = get_runtime(
+        request.runtime, **({"limits": request.limits} if request.limits.active else {})
+    )
     query = load_query(request.query, raw=request.raw_query)
     table = read_stream(request.stream)
     warm_table = read_stream(request.warmup) if request.warmup else None
@@ -160,10 +165,16 @@ def run(
     missing = (
         adapter.capabilities.missing(required_features(query.spec)) if query.spec else frozenset()
     )
+    not_expressible: UnsupportedQuery | None = None
     if query.spec is None:
         rendered: str | None = query.raw_text or ""
+    elif missing:
+        rendered = None
     else:
-        rendered = None if missing else adapter.render(query.spec)
+        try:  # the dialect may lack a construct the feature flags do not name
+            rendered = adapter.render(query.spec)
+        except UnsupportedQuery as exc:
+            rendered, not_expressible = None, exc
     driver = adapter.driver(cache)
     if driver.kind not in runtime.supports:  # a usage error: no run directory for it
         raise RspError(
@@ -228,6 +239,8 @@ def run(
         if missing:
             assert query.spec is not None
             raise UnsupportedQuery(adapter.name, query.spec.name, missing)
+        if not_expressible is not None:
+            raise not_expressible
         session = adapter.open(
             runtime,
             recorder.dir / "engine",

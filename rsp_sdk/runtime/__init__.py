@@ -1,29 +1,34 @@
 """Runtimes carry an engine driver: JVM in a JPype worker (jpype), JVM subprocess with our bridge
-server (py4j), container (docker, later) or any program speaking JSON lines (subprocess). One
-interface (``rsp_sdk.runtime.base.Runtime``), interchangeable per run; look them up by name here.
+server (py4j), the same bridge in the engine's pinned container image (docker) or any program
+speaking JSON lines (subprocess). One interface (``rsp_sdk.runtime.base.Runtime``),
+interchangeable per run; look them up by name here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from rsp_sdk.errors import RspError
 from rsp_sdk.runtime.base import Runtime
 
-_FACTORIES: dict[str, Callable[[], Runtime]] = {}
+_FACTORIES: dict[str, Callable[..., Runtime]] = {}
 
 
-def register_runtime(name: str, factory: Callable[[], Runtime]) -> None:
+def register_runtime(name: str, factory: Callable[..., Runtime]) -> None:
     """Make a runtime available by name (the Docker runtime and third parties use this)."""
     _FACTORIES[name] = factory
 
 
 def _builtin() -> None:
+    from rsp_sdk.runtime.docker import DockerRuntime
     from rsp_sdk.runtime.jpype import JPypeRuntime
     from rsp_sdk.runtime.py4j import Py4JRuntime
     from rsp_sdk.runtime.subprocess import SubprocessRuntime
 
     _FACTORIES.setdefault("jpype", JPypeRuntime)
     _FACTORIES.setdefault("py4j", Py4JRuntime)
+    _FACTORIES.setdefault("docker", DockerRuntime)
     _FACTORIES.setdefault("subprocess", SubprocessRuntime)
 
 
@@ -32,14 +37,26 @@ def runtime_names() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def get_runtime(name: str) -> Runtime:
-    """A fresh runtime object by name (``jpype``, ``py4j``, ``subprocess`` …)."""
+def get_runtime(name: str, **options: Any) -> Runtime:
+    """A fresh runtime object by name (``jpype``, ``py4j``, ``docker``, ``subprocess`` …).
+
+    ``options`` go to the runtime's constructor (e.g. ``limits=ResourceLimits(...)`` for
+    ``docker``); a runtime that does not take one says so."""
     _builtin()
     try:
-        return _FACTORIES[name]()
+        factory = _FACTORIES[name]
     except KeyError:
         raise ValueError(
             f"unknown runtime {name!r}; known runtimes: {', '.join(sorted(_FACTORIES))}"
+        ) from None
+    try:
+        return factory(**options)
+    except TypeError as exc:
+        if not options:
+            raise
+        raise RspError(
+            f"runtime {name} does not take {', '.join(sorted(options))} ({exc}); memory and CPU "
+            "limits are enforced by the docker runtime"
         ) from None
 
 

@@ -101,6 +101,11 @@ class JvmDriver(BaseModel):
     classpath: list[Path] = Field(description="engine jars, dependencies, compiled glue")
     jvm_flags: list[str] = Field(default_factory=list, description="e.g. --add-opens …, -Xmx2g")
     system_properties: dict[str, str] = Field(default_factory=dict)
+    engine: str = Field(default="", description="engine name (names its Docker image)")
+    engine_version: str = Field(default="", description="engine version (image label)")
+    read_only_root: bool = Field(
+        default=True, description="docker: run with a read-only root filesystem"
+    )
 
 
 class ProcessDriver(BaseModel):
@@ -115,6 +120,33 @@ class ProcessDriver(BaseModel):
 
 
 DriverSpec = JvmDriver | ProcessDriver
+
+
+class ResourceLimits(BaseModel):
+    """Memory and CPU limits of the engine's host, from the run config. Only runtimes that can
+    enforce them accept them (``docker``: cgroup limits of the container)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: str | None = Field(
+        default=None,
+        pattern=r"^[0-9]+[bkmg]?$",
+        description="memory limit, bytes or with a b/k/m/g suffix (e.g. 2g); no swap beyond it",
+    )
+    cpus: float | None = Field(default=None, gt=0, description="CPU limit in cores (e.g. 1.5)")
+
+    @property
+    def active(self) -> bool:
+        return self.memory is not None or self.cpus is not None
+
+    def memory_bytes(self) -> int | None:
+        if self.memory is None:
+            return None
+        units = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+        unit = self.memory[-1]
+        if unit in units:
+            return int(self.memory[:-1]) * units[unit]
+        return int(self.memory)
 
 
 @runtime_checkable
@@ -154,3 +186,7 @@ class Runtime(Protocol):
     def launch(self, spec: DriverSpec, workdir: Path, *, log_dir: Path) -> DriverChannel:
         """Start the host process with the driver loaded; stdout/stderr go to ``log_dir``."""
         ...
+
+
+# A runtime may also define ``unavailable() -> str | None``: why it cannot work on this machine
+# (``docker``: no daemon reachable). The conformance kit skips its tests with that reason.

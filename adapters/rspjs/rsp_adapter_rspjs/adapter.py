@@ -1,0 +1,100 @@
+"""The rsp-js adapter: profile, capabilities, dialect and the Node driver.
+
+rsp-js (npm ``rsp-js`` 1.3.5, Pieter Bonte) is an RSP-QL engine on N3.js and Comunica. The
+adapter runs it through ``node/driver.js`` (our JSON-lines driver) on the ``subprocess`` runtime,
+with the npm packages ``rsp engines fetch rspjs`` installed into the provisioning cache from the
+committed lock file. Everything declared here was established by running the engine; the
+evidence and the engine's quirks are in docs/engines/rspjs.md.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from rsp_adapter_rspjs.render import render_rspjs
+from rsp_sdk.engine import BaseAdapter, Capabilities, Feature, ProvisionCache
+from rsp_sdk.errors import RspError
+from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.runtime.base import DriverSpec, ProcessDriver
+
+HERE = Path(__file__).resolve().parent
+DRIVER_JS = HERE / "node" / "driver.js"
+
+# A window [o, c) is evaluated when the first element with a timestamp > c arrives (so only once
+# time moves on, never on a timer), only if it holds triples; an evaluation without bindings
+# emits nothing; every evaluation is the whole result (Rstream, whatever REGISTER says). Windows
+# open at multiples of STEP counted from 0 (its windows' start_time), so t0 = 0 for the first
+# window when RANGE is a multiple of STEP.
+PROFILE = Profile.model_validate(
+    {
+        "name": "rspjs",
+        # a field of the oracle's Profile; an SDK without it ignores it
+        "description": "rsp-js 1.3.5: window close (on the next later element) + non-empty "
+        "content, time-driven, Rstream, no empty relations, windows aligned to STEP from 0",
+        "report": frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+        "tick": Tick.TIME_DRIVEN,
+        "r2s": R2S.RSTREAM,
+        "emits_empty_relations": False,
+        "time_unit_ms": 1,
+        "t0": T0Policy(first_ms=0, span="slide"),
+    }
+)
+
+# Comunica evaluates the SPARQL 1.1 body; the limits are rsp-js's own: SELECT only, Rstream only,
+# no C-SPARQL timestamp function, one window per stream, GRAPH only for the window graphs.
+CAPABILITIES = Capabilities.of(
+    Feature.JOIN,
+    Feature.FILTER,
+    Feature.OPTIONAL,
+    Feature.UNION,
+    Feature.NEGATION,
+    Feature.AGGREGATES,
+    Feature.DISTINCT,
+    Feature.ORDER_BY,
+    Feature.LIMIT,
+    Feature.BIND,
+    Feature.VALUES,
+    Feature.PROPERTY_PATHS,
+    Feature.SUBQUERY,
+    Feature.STATIC_DATA,
+    Feature.MULTI_STREAM,
+    Feature.MULTI_WINDOW,
+    Feature.RSTREAM,
+    Feature.APP_TIME_INPUT,
+)
+
+
+def node_executable() -> str:
+    """``$RSP_NODE`` or ``node`` on PATH."""
+    node = os.environ.get("RSP_NODE") or shutil.which("node")
+    if not node:
+        raise RspError(
+            "rsp-js needs Node.js 18+: `node` is not on PATH (Debian: apt-get install nodejs "
+            "npm; or set RSP_NODE to the node executable)"
+        )
+    return node
+
+
+class RspJsAdapter(BaseAdapter):
+    name = "rspjs"
+    version = "1.3.5"
+    profile = PROFILE
+    capabilities = CAPABILITIES
+    driver_kind = "process"
+    manifest_path = HERE / "rspjs.toml"
+
+    def render(self, query: QuerySpec) -> str:
+        return render_rspjs(query)
+
+    def driver(self, cache: ProvisionCache | None = None) -> DriverSpec:
+        manifest = self.manifest()
+        assert manifest is not None
+        cache = cache or ProvisionCache()
+        cache.require(manifest)
+        return ProcessDriver(
+            argv=[node_executable(), str(DRIVER_JS)],
+            env={"NODE_PATH": str(cache.npm_modules(manifest))},
+        )

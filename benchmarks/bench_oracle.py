@@ -1,0 +1,220 @@
+"""Oracle speed: CSRBench (7 queries × 3 profiles, all t0), YABench SG1, and a naive baseline.
+
+Printed, never asserted. Targets (task `oracle`): CSRBench ≤ 60 s in total with Spark start;
+YABench SG1 1000 stations × 30 s: window-close Q1/AVG/Q6 ≤ 30 s each, content-change Istream
+Q1 ≤ 60 s; at 10000 stations (2.1 M triples) the Spark oracle at least as fast as the naive
+per-window loop a user would write (run in the same process, ratio printed).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, cast
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyoxigraph as ox
+
+from benchmarks import Result, bench
+from rsp_sdk.model.profile import Profile, ReportPolicy, Tick
+from rsp_sdk.query import load_query, parse_rspql
+from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
+
+SHARED = Path(
+    os.environ.get("RSP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
+CSRBENCH = SHARED / "dellaglio+csrbench-oracle"
+WINDOWS = {1: 10_000, 2: 1000, 3: 4000, 4: 4000, 5: 5000, 6: 5000, 7: 5000}
+SLIDES = {1: 10_000, 2: 1000, 3: 4000, 4: 4000, 5: 1000, 6: 5000, 7: 5000}
+
+PREFIXES = """PREFIX om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>
+PREFIX weather: <http://knoesis.wright.edu/ssw/ont/weather.owl#>
+"""
+WINDOW = "FROM NAMED WINDOW <w> ON <http://ex.org/streams/test> [RANGE PT10S STEP PT5S]\n"
+OBS = (
+    "?obs om-owl:observedProperty weather:_AirTemperature ; om-owl:procedure ?sensor ; "
+    "om-owl:result ?res . ?res om-owl:floatValue ?value ."
+)
+YABENCH_QUERIES = {
+    "Q1 filter": PREFIXES
+    + "REGISTER ISTREAM <q1> AS SELECT ?sensor ?obs ?value\n"
+    + WINDOW
+    + f"WHERE {{ WINDOW <w> {{ {OBS} FILTER(?value > 50) }} }}",
+    "Q4-like AVG": PREFIXES
+    + "REGISTER RSTREAM <q4> AS SELECT (AVG(?value) AS ?avg)\n"
+    + WINDOW
+    + f"WHERE {{ WINDOW <w> {{ {OBS} FILTER(?value > 50) }} }}",
+    "Q6 join": PREFIXES
+    + "REGISTER RSTREAM <q6> AS SELECT ?sensor ?ob1 ?value1 ?obs\n"
+    + WINDOW
+    + "WHERE { WINDOW <w> { "
+    + "?ob1 om-owl:procedure ?sensor ; om-owl:observedProperty weather:_AirTemperature ; "
+    + "om-owl:result [om-owl:floatValue ?value1] . "
+    + "?obs om-owl:procedure ?sensor ; om-owl:observedProperty weather:_AirTemperature ; "
+    + "om-owl:result [om-owl:floatValue ?value] . FILTER(?value1 > ?value) FILTER(?value > 95) } }",
+}
+WINDOW_CLOSE = Profile(
+    name="window-close",
+    report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+    tick=Tick.TIME_DRIVEN,
+    emits_empty_relations=True,
+)
+YABENCH_T0 = [5000 - 10_000]  # YABench ends windows at multiples of the slide: t0 = β − ω
+
+
+def _spark() -> tuple[Any, float]:
+    from rsp_sdk.oracle.spark import get_spark
+
+    started = time.perf_counter()
+    spark = get_spark("local[2]", partitions=2)
+    spark.range(1).collect()
+    return spark, time.perf_counter() - started
+
+
+@bench("oracle.csrbench")
+def csrbench() -> list[Result]:
+    """Q1–Q7 × csparql/cqels/sparqlstream, every t0 candidate, Spark start included."""
+    from rsp_sdk.oracle import expected
+
+    started = time.perf_counter()
+    spark, spark_s = _spark()
+    stream = read_csrbench_folder(CSRBENCH / "data", interval_ms=1000)
+    from rsp_sdk.model.stream import StreamMeta
+
+    meta = StreamMeta(producer="import:csrbench-ttl", time_unit_ms=1000)
+    stream = stream.replace_schema_metadata({b"rsp_sdk.stream": meta.to_bytes()})
+    props = CSRBENCH / "src/main/resources/srbench-queries.properties"
+    per_profile = {"csparql": 0.0, "cqels": 0.0, "sparqlstream": 0.0}
+    rows = 0
+    slowest = ("", 0.0)
+    for n in range(1, 8):
+        q = load_query(f"{props}#srb.query{n}").with_window(WINDOWS[n], SLIDES[n])
+        for name in per_profile:
+            t = time.perf_counter()
+            out = expected(stream, q, name, spark=spark)
+            took = time.perf_counter() - t
+            per_profile[name] += took
+            rows += out.num_rows
+            if took > slowest[1]:
+                slowest = (f"Q{n} {name}", took)
+    total = time.perf_counter() - started
+    results = [
+        Result("CSRBench 21 runs, Spark start included", total, "s", "≤ 60 s", 60 / total),
+        Result("  Spark start", spark_s, "s"),
+        Result("  slowest run", slowest[1], "s", note=slowest[0]),
+        Result("  expected rows (all t0)", rows, "rows"),
+    ]
+    results += [Result(f"  {k} (7 queries)", v, "s") for k, v in per_profile.items()]
+    return results
+
+
+def _naive(stream: pa.Table, query: str, omega: int, beta: int, t0: int) -> tuple[float, int]:
+    """What a user writes first: per window a fresh store, bulk load, query — sequentially."""
+    started = time.perf_counter()
+    spec = parse_rspql(query)
+    times = stream.column("t_app_ms")
+    t_max = pc.max(times).as_py()
+    nt = pc.binary_join_element_wise(
+        stream.column("s"), stream.column("p"), stream.column("o"), pa.scalar(" .\n"), " "
+    )
+    solutions = 0
+    o = t0
+    while o <= t_max:
+        mask = pc.and_(pc.greater_equal(times, o), pc.less(times, o + omega))
+        data = "".join(nt.filter(mask).to_pylist()).encode()
+        store = ox.Store()
+        store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+        graph = ox.DefaultGraph()
+        results = cast(
+            ox.QuerySolutions,
+            store.query(spec.sparql.replace("GRAPH  <w>", "      "), default_graph=graph),
+        )
+        solutions += sum(1 for _ in results)
+        o += beta
+    return time.perf_counter() - started, solutions
+
+
+def _yabench_run(stations: int, spark: Any, naive: bool) -> list[Result]:
+    from rsp_sdk.oracle import expected, plan_job
+
+    table, _ = generate_yabench(
+        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000)
+    )
+    n = table.num_rows
+    out: list[Result] = []
+    label = f"SG1 {stations} stations ({n:,} triples)"
+    for name, text in YABENCH_QUERIES.items():
+        spec = parse_rspql(text)
+        for evaluator in ("auto", "oxigraph"):
+            job = plan_job(
+                table, spec, WINDOW_CLOSE, t0s=YABENCH_T0, spark=spark, evaluator=evaluator
+            )
+            t = time.perf_counter()
+            result = job.run()
+            took = time.perf_counter() - t
+            windows = job.reports.num_rows
+            target = "≤ 30 s" if stations == 1000 else ""
+            out.append(
+                Result(
+                    f"{label} window close {name} [{job.choice.evaluator}]",
+                    took,
+                    "s",
+                    target,
+                    (30 / took) if stations == 1000 else None,
+                    f"{n / took:,.0f} triples/s, {windows / took:.2f} windows/s, "
+                    f"{result.num_rows:,} rows",
+                )
+            )
+            print(f"    {out[-1].name}: {took:.1f} s — {out[-1].note}", flush=True)
+            if name == "Q1 filter" and evaluator == "auto":
+                q1_spark = took
+    cqels = "cqels"
+    spec = parse_rspql(YABENCH_QUERIES["Q1 filter"])
+    job = plan_job(table, spec, cqels, t0s=YABENCH_T0, spark=spark)
+    t = time.perf_counter()
+    result = job.run()
+    took = time.perf_counter() - t
+    out.append(
+        Result(
+            f"{label} content change Istream Q1 [{job.choice.evaluator}]",
+            took,
+            "s",
+            "≤ 60 s" if stations == 1000 else "",
+            (60 / took) if stations == 1000 else None,
+            f"{n / took:,.0f} triples/s, {job.reports.num_rows:,} reports, {result.num_rows:,} rows",
+        )
+    )
+    if naive:
+        naive_s, sols = _naive(table, YABENCH_QUERIES["Q1 filter"], 10_000, 5000, YABENCH_T0[0])
+        out.append(
+            Result(
+                f"{label} naive per-window pyoxigraph loop, Q1",
+                naive_s,
+                "s",
+                "Spark oracle at least as fast",
+                naive_s / q1_spark,
+                f"{sols:,} solutions; ratio = naive / Spark oracle",
+            )
+        )
+    _ = expected
+    return out
+
+
+@bench("oracle.yabench")
+def yabench() -> list[Result]:
+    """YABench SG1 at 1000 and 10000 stations; naive baseline at 10000 stations."""
+    spark, spark_s = _spark()
+    results = [Result("Spark start", spark_s, "s")]
+    t = time.perf_counter()
+    results += _yabench_run(1000, spark, naive=False)
+    small = time.perf_counter() - t
+    t = time.perf_counter()
+    results += _yabench_run(10_000, spark, naive=True)
+    large = time.perf_counter() - t
+    results.append(
+        Result("growth 10× triples → time ×", large / small, "×", note="both sizes, same queries")
+    )
+    return results

@@ -1,0 +1,132 @@
+"""``rsp oracle …``: expected outputs of a continuous query under an engine's semantics."""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import pyarrow.parquet as pq
+import typer
+
+from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.errors import InputError
+from rsp_sdk.util.atomic import atomic_path
+
+app = typer.Typer(
+    help="The oracle: what a correct engine must output, for every candidate t0.",
+    no_args_is_help=True,
+)
+
+
+class OutFormat(StrEnum):
+    PARQUET = "parquet"
+    CSRBENCH_JSON = "csrbench-json"
+
+
+class Evaluator(StrEnum):
+    AUTO = "auto"
+    OXIGRAPH = "oxigraph"
+    SQL = "sql"
+
+
+def _params(values: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError("bad --param", text=item, expected="NAME=VALUE")
+        out[key] = value
+    return out
+
+
+@app.command("expected")
+def expected_cmd(
+    stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
+    query: Annotated[
+        str,
+        typer.Option(
+            "--query",
+            "-q",
+            help="RSP-QL file, CSRBench FILE.properties#srb.queryN, TOML/JSON, YABench folder",
+        ),
+    ],
+    profile: Annotated[
+        str, typer.Option("--profile", "-p", help="built-in profile name or TOML/JSON file")
+    ],
+    out: Annotated[Path, typer.Option("--output", "-o", help="output file")],
+    t0: Annotated[
+        list[int] | None, typer.Option("--t0", help="candidate t0 in ms (repeatable)")
+    ] = None,
+    static: Annotated[
+        list[Path] | None, typer.Option("--static", help="static data: RDF or Parquet (repeatable)")
+    ] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", help="template parameter NAME=VALUE")
+    ] = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="output format")] = (
+        OutFormat.PARQUET
+    ),
+    evaluator: Annotated[
+        Evaluator, typer.Option("--evaluator", help="auto (SQL when possible), oxigraph, sql")
+    ] = Evaluator.AUTO,
+    spark_master: Annotated[
+        str | None, typer.Option("--spark-master", help="Spark master URL (default local[*])")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
+) -> None:
+    """Compute the expected relations of every candidate t0 in one Spark job."""
+    from rsp_sdk.oracle.api import plan_job
+    from rsp_sdk.oracle.csrbench_json import write_csrbench
+    from rsp_sdk.oracle.spark import get_spark, stop_spark
+    from rsp_sdk.query import load_query
+
+    started = time.perf_counter()
+    spec = load_query(query, _params(param or []))
+    if fmt is OutFormat.CSRBENCH_JSON and t0 is not None and len(t0) > 1:
+        raise InputError("csrbench-json holds one t0", expected="a single --t0")
+    with console.status("starting Spark …", spinner="dots"):
+        spark = get_spark(spark_master)
+    try:
+        with console.status("computing the expected output …", spinner="dots"):
+            job = plan_job(
+                stream,
+                spec,
+                profile,
+                t0s=t0,
+                static=static or (),
+                spark=spark,
+                evaluator=evaluator.value,
+            )
+            table = job.run()
+    finally:
+        stop_spark()
+    if fmt is OutFormat.PARQUET:
+        with atomic_path(out) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+    else:
+        write_csrbench(out, table, list(spec.variables), t0[0] if t0 else None)
+    elapsed = time.perf_counter() - started
+    relations = len({(r["t0_ms"], r["seq"]) for r in table.select(["t0_ms", "seq"]).to_pylist()})
+    summary = {
+        "output": str(out),
+        "query": spec.name,
+        "profile": job.profile.name,
+        "evaluator": job.choice.evaluator,
+        "evaluator_reason": job.choice.reason,
+        "t0_candidates": job.t0s,
+        "reports": job.reports.num_rows,
+        "relations": relations,
+        "rows": table.num_rows,
+        "seconds": elapsed,
+        "warnings": spec.warnings,
+    }
+    if as_json:
+        emit_json(summary)
+    else:
+        console.print(
+            f"wrote {table.num_rows:,} rows ({relations:,} relations over "
+            f"{len(job.t0s)} t0 candidates) to {out} in {elapsed:.1f} s "
+            f"[evaluator: {job.choice.evaluator} — {job.choice.reason}]"
+        )

@@ -1,0 +1,118 @@
+"""``expected()``: what a correct engine with a given SECRET profile must output.
+
+A pure function of (stream, query, profile, t0 candidates, static data): it never looks at an
+engine's output. The result follows ``rsp_sdk.model.results.EXPECTED_SCHEMA``: one row per
+binding, an empty relation as one row with a null binding, ``seq`` numbering the relations of
+each t0, ``t_app_ms`` the report time, the evaluated scope [window_open_ms, window_close_ms)
+and its number of elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from rsp_sdk.errors import InputError
+from rsp_sdk.model.profile import Profile, load_profile
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.model.stream import STREAM_METADATA_KEY, STREAM_SCHEMA, StreamMeta
+from rsp_sdk.oracle.job import Choice, OracleJob
+from rsp_sdk.oracle.s2r import t0_candidates
+from rsp_sdk.query import load_query
+from rsp_sdk.query.sparql import parse_select
+from rsp_sdk.streams.io import conform, first_decrease, read_meta, read_static, read_stream
+
+
+def _stream(stream: Path | str | pa.Table) -> tuple[pa.Table, int]:
+    """The stream table (sorted, in the stream schema) and its time unit."""
+    if isinstance(stream, pa.Table):
+        meta_raw = (stream.schema.metadata or {}).get(STREAM_METADATA_KEY)
+        unit = StreamMeta.from_bytes(meta_raw).time_unit_ms if meta_raw else 1
+        table = conform(stream, STREAM_SCHEMA)
+        source: Path | str = "<table>"
+    else:
+        table = read_stream(stream)
+        meta = read_meta(stream)
+        unit = meta.time_unit_ms if meta else 1
+        source = stream
+    bad = first_decrease(table)
+    if bad is not None:
+        raise InputError(
+            f"the stream is not sorted by t_app_ms (row {bad})",
+            path=source,
+            expected="a stream sorted by application time (rsp stream import --sort)",
+        )
+    return table, unit
+
+
+def _static(static: Iterable[Path | str | pa.Table]) -> pa.Table | None:
+    tables = [s if isinstance(s, pa.Table) else read_static(s) for s in static]
+    if not tables:
+        return None
+    return pa.concat_tables([t.select(["s", "p", "o"]) for t in tables])
+
+
+def plan_job(
+    stream: Path | str | pa.Table,
+    query: QuerySpec | Path | str,
+    profile: Profile | Path | str,
+    *,
+    t0s: Iterable[int] | None = None,
+    static: Iterable[Path | str | pa.Table] = (),
+    spark: Any = None,
+    evaluator: str = "auto",
+    params: Mapping[str, str] | None = None,
+) -> OracleJob:
+    """Everything but running: inputs read, reports enumerated, evaluator chosen."""
+    from rsp_sdk.oracle.spark import get_spark
+
+    spec = load_query(query, params)
+    prof = load_profile(profile)
+    table, unit = _stream(stream)
+    parsed = parse_select(spec.sparql, path=spec.source, base_iri=spec.base_iri)
+    times = table.column("t_app_ms")
+    t_min = int(pa.compute.min(times).as_py()) if table.num_rows else 0
+    candidates = (
+        sorted(set(int(t) for t in t0s))
+        if t0s is not None
+        else t0_candidates(prof, spec, stream_unit_ms=unit, t_min=t_min)
+    )
+    session = spark if spark is not None else get_spark()
+    return OracleJob(
+        session,
+        table,
+        spec,
+        parsed.algebra,
+        prof,
+        candidates,
+        _static(static),
+        evaluator,
+    )
+
+
+def expected(
+    stream: Path | str | pa.Table,
+    query: QuerySpec | Path | str,
+    profile: Profile | Path | str,
+    *,
+    t0s: Iterable[int] | None = None,
+    static: Iterable[Path | str | pa.Table] = (),
+    spark: Any = None,
+    evaluator: str = "auto",
+) -> pa.Table:
+    """The expected output (EXPECTED_SCHEMA) of every candidate t0, from one Spark job.
+
+    ``stream``: a stream Parquet file or table; ``query``: a QuerySpec or anything
+    ``rsp_sdk.query.load_query`` reads; ``profile``: a Profile, a built-in name or a TOML/JSON
+    file; ``t0s``: explicit candidates (default: the profile's t0 policy); ``static``: RDF or
+    Parquet files (or tables) loaded into the default graph; ``evaluator``: ``auto``,
+    ``oxigraph`` or ``sql``.
+    """
+    job = plan_job(stream, query, profile, t0s=t0s, static=static, spark=spark, evaluator=evaluator)
+    return job.run()
+
+
+__all__ = ["Choice", "expected", "plan_job"]

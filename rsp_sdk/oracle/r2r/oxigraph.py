@@ -1,0 +1,208 @@
+"""The complete evaluator: each window's content in a pyoxigraph store, all of SPARQL 1.1.
+
+Runs inside Spark Python workers (``applyInArrow`` per window group). One group is everything
+the reports of one window-close instant ``c`` need: the elements of every window's scope
+[c − ω_w, c) and the report *events* (content keys (c, B, R)). Elements are added to the store in
+stream order and the query is evaluated at each event, so a content-change group costs one load
+and one evaluation per report — never one load per report.
+
+Static data is parsed into the default graph once per worker process (cached by its digest) and
+stays; window contents go to named graphs that are dropped after each group. Window content is
+an RDF graph, i.e. a set: an element repeated within a window counts once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyoxigraph as ox
+
+from rsp_sdk.model.terms import to_oxigraph
+from rsp_sdk.oracle.encoding import worker_terms
+
+PLAIN_GRAPH = "urn:x-rsp-sdk:window-content"
+
+OUTPUT_SCHEMA = pa.schema(
+    [
+        pa.field("kc", pa.int64()),
+        pa.field("kb", pa.int64()),
+        pa.field("kr", pa.int64()),
+        pa.field("terms", pa.list_(pa.string())),
+    ]
+)
+
+_STATIC_STORES: dict[str, ox.Store] = {}
+
+
+@dataclass(frozen=True)
+class OxConfig:
+    sparql: str
+    base_iri: str
+    variables: list[str]
+    window_names: list[str] | None  # GRAPH mode: window w's content is graph window_names[w]
+    event_driven: bool
+    static_digest: str | None
+    restore: dict[str, str] | None = None  # oxigraph's canonical literal → the stream's text
+    # event keys (row position if tuple-driven, else the event time) at which the result can
+    # change; None = evaluate at every event
+    change_points: frozenset[int] | None = None
+    terms_file: str | None = None  # the term dictionary (SparkFiles name); s, p, o are its ids
+
+
+def _store(cfg: OxConfig, static_nt: Callable[[], bytes | None]) -> ox.Store:
+    key = cfg.static_digest or ""
+    store = _STATIC_STORES.get(key)
+    if store is None:
+        store = ox.Store()
+        data = static_nt()
+        if data:
+            store.extend(ox.parse(data, format=ox.RdfFormat.N_QUADS))
+        _STATIC_STORES[key] = store
+    return store
+
+
+def _graphs(cfg: OxConfig, n_windows: int) -> list[ox.NamedNode]:
+    if cfg.window_names is not None:
+        return [ox.NamedNode(n) for n in cfg.window_names]
+    return [ox.NamedNode(PLAIN_GRAPH)] * n_windows
+
+
+def evaluate_group(
+    table: pa.Table, cfg: OxConfig, static_nt: Callable[[], bytes | None]
+) -> pa.Table:
+    """Evaluate the query at every event of one window group (see module docstring)."""
+    store = _store(cfg, static_nt)
+    kind = table.column("kind")
+    ev = table.filter(pc.equal(kind, 1)).select(["kb", "kr", "kbb", "krb", "kc"])
+    events = sorted(set(zip(*(ev.column(c).to_pylist() for c in ev.column_names), strict=True)))
+    elems = table.filter(pc.equal(kind, 0))
+    elems = elems.sort_by([("idx", "ascending"), ("w", "ascending")])
+    ts = elems.column("t").to_pylist()
+    idxs = elems.column("idx").to_pylist()
+    ws = elems.column("w").to_pylist()
+    n_windows = max(max(ws, default=0) + 1, len(cfg.window_names or []))
+    graphs = _graphs(cfg, n_windows)
+    if cfg.terms_file is not None:
+        terms = worker_terms(cfg.terms_file)
+        s_col, p_col, o_col = (terms.take(elems.column(c)) for c in ("s", "p", "o"))
+    else:
+        s_col, p_col, o_col = (elems.column(c) for c in ("s", "p", "o"))
+    graph_col = pa.array([f"<{g.value}> ." for g in graphs], pa.string()).take(
+        pa.array(ws, pa.int64())
+    )
+    lines = pc.binary_join_element_wise(s_col, p_col, o_col, graph_col, " ").to_pylist()
+    named = sorted({g.value for g in graphs})
+    query_kwargs: dict[str, Any] = {"base_iri": cfg.base_iri}
+    if cfg.window_names is not None:
+        query_kwargs["default_graph"] = ox.DefaultGraph()
+        query_kwargs["named_graphs"] = [ox.NamedNode(n) for n in named]
+    else:
+        query_kwargs["default_graph"] = [ox.DefaultGraph(), ox.NamedNode(PLAIN_GRAPH)]
+    restore = cfg.restore or {}
+    loaded = 0
+    cache: tuple[int, list[tuple[str | None, ...]]] | None = None
+
+    def advance(bound_t: int, bound_r: int) -> None:
+        nonlocal loaded
+        end = loaded
+        while end < len(ts) and ts[end] < bound_t and idxs[end] <= bound_r:
+            end += 1
+        if end > loaded:
+            chunk = "\n".join(lines[loaded:end])
+            store.extend(ox.parse(chunk, format=ox.RdfFormat.N_QUADS))
+            loaded = end
+
+    def solutions() -> list[tuple[str | None, ...]]:
+        nonlocal cache
+        if cache is not None and cache[0] == loaded:
+            return cache[1]
+        out: list[tuple[str | None, ...]] = []
+        results = cast(ox.QuerySolutions, store.query(cfg.sparql, **query_kwargs))
+        for sol in results:
+            row: list[str | None] = []
+            for v in cfg.variables:
+                term = sol[v]
+                if term is None:
+                    row.append(None)
+                else:
+                    text = str(term)
+                    row.append(restore.get(text, text))
+            out.append(tuple(row))
+        cache = (loaded, out)
+        return out
+
+    changes = cfg.change_points
+    previous: list[tuple[str | None, ...]] | None = None
+    kc_out: list[int] = []
+    kb_out: list[int] = []
+    kr_out: list[int] = []
+    terms_out: list[list[str | None]] = []
+    try:
+        for kb, kr, kbb, krb, kc in events:
+            if cfg.event_driven:
+                advance(kbb, krb)
+                before = Counter(solutions())
+                advance(kb, kr)
+                after = Counter(solutions())
+                rows = list((after - before).elements())
+            elif changes is not None and previous is not None and _key(kb, kr) not in changes:
+                rows = previous  # nothing new can be complete here: the same result
+            else:
+                advance(kb, kr)
+                rows = solutions()
+                previous = rows
+            for row in rows:
+                kc_out.append(kc)
+                kb_out.append(kb)
+                kr_out.append(kr)
+                terms_out.append(list(row))
+    finally:
+        for name in named:
+            store.remove_graph(ox.NamedNode(name))
+    return pa.Table.from_arrays(
+        [
+            pa.array(kc_out, pa.int64()),
+            pa.array(kb_out, pa.int64()),
+            pa.array(kr_out, pa.int64()),
+            pa.array(terms_out, pa.list_(pa.string())),
+        ],
+        schema=OUTPUT_SCHEMA,
+    )
+
+
+def _key(kb: int, kr: int) -> int:
+    """The event key of a content bound: the row (tuple-driven) or the event time."""
+    from rsp_sdk.oracle.s2r import INF
+
+    return kb - 1 if kr >= INF else kr
+
+
+def lexical_restorer(objects: pa.Array) -> dict[str, str]:
+    """Map pyoxigraph's canonical form of each typed literal back to how the stream wrote it.
+
+    pyoxigraph stores numbers, booleans, dates… by value and prints them canonically
+    ("62.0"^^xsd:float comes back as "62"), but an engine returns the term it was given, and
+    the other evaluator keeps it too. A canonical form that several spellings share stays as
+    it is (those spellings are one term inside the store anyway).
+    """
+    typed = pc.unique(objects.filter(pc.match_substring(objects, '"^^<'))).to_pylist()
+    if not typed:
+        return {}
+    store = ox.Store()
+    pred = ox.NamedNode("urn:x-rsp-sdk:p")
+    store.extend(
+        ox.Quad(ox.NamedNode(f"urn:x-rsp-sdk:{i}"), pred, to_oxigraph(t))
+        for i, t in enumerate(typed)
+    )
+    seen: dict[str, str | None] = {}
+    for quad in store:
+        original = typed[int(quad.subject.value.rsplit(":", 1)[1])]
+        canonical = str(quad.object)
+        if canonical != original:
+            seen[canonical] = original if canonical not in seen else None
+    return {k: v for k, v in seen.items() if v is not None}

@@ -1,0 +1,87 @@
+"""Which stream elements can matter to a query at all.
+
+A SPARQL SELECT query reads the dataset only through its triple patterns (including those in
+OPTIONAL, UNION, MINUS, EXISTS and subqueries): a triple that matches none of them — constants
+compared, variables and blank nodes as wildcards — can never change a solution. Dropping such
+elements before evaluation is exact, shrinks what Spark shuffles, and lets the content-change
+evaluator reuse the previous result for events that bring only irrelevant elements. Property
+paths traverse arbitrary triples, so a query with a path keeps everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from rdflib.paths import Path
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.term import BNode, URIRef, Variable
+
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.oracle.r2r.fragment import ANY_WINDOW, STATIC, term_nt
+
+Constraint = tuple[int, str | None, str | None, str | None]
+
+
+class _PathFound(Exception):
+    pass
+
+
+def _const(term: Any) -> str | None:
+    if isinstance(term, Variable | BNode):
+        return None
+    if isinstance(term, Path):
+        raise _PathFound
+    return term_nt(term)
+
+
+def _walk(node: Any, graph: int, query: QuerySpec, out: list[Constraint]) -> None:
+    if isinstance(node, CompValue):
+        if node.name == "Graph":
+            term = node.get("term")
+            names = [w.name for w in query.windows]
+            if isinstance(term, URIRef):
+                inner = names.index(str(term)) if str(term) in names else STATIC
+            else:
+                inner = ANY_WINDOW
+            _walk(node.get("p"), inner, query, out)
+            return
+        if node.name == "BGP":
+            for s, p, o in node.get("triples") or []:
+                out.append((graph, _const(s), _const(p), _const(o)))
+        for value in node.values():
+            _walk(value, graph, query, out)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            _walk(value, graph, query, out)
+    elif isinstance(node, dict):
+        for value in node.values():
+            _walk(value, graph, query, out)
+
+
+def constraints(query: QuerySpec, algebra: Any) -> list[Constraint] | None:
+    """Triple-pattern constraints per window (None: keep every element)."""
+    out: list[Constraint] = []
+    try:
+        _walk(algebra, STATIC if query.window_graphs else ANY_WINDOW, query, out)
+    except _PathFound:
+        return None
+    return sorted(set(out), key=str)
+
+
+def relevant(table: pa.Table, window: int, found: list[Constraint] | None) -> np.ndarray:
+    """Mask of the rows (s, p, o) of window ``window`` that match some pattern over it."""
+    if found is None:
+        return np.ones(table.num_rows, dtype=bool)
+    mask = np.zeros(table.num_rows, dtype=bool)
+    for graph, s, p, o in found:
+        if graph not in (window, ANY_WINDOW):
+            continue
+        cond = np.ones(table.num_rows, dtype=bool)
+        for col, const in (("s", s), ("p", p), ("o", o)):
+            if const is not None:
+                cond &= pc.equal(table.column(col), const).to_numpy(zero_copy_only=False)
+        mask |= cond
+    return mask

@@ -1,0 +1,139 @@
+"""Relation-to-stream: Rstream, Istream, Dstream, empty relations and ``seq`` numbering.
+
+Input: the ranked reports of every t0 (``rsp_sdk.oracle.s2r.report_table``) and the relations
+evaluated per content key. Istream and Dstream work on *sets* of bindings, as the CSRBench
+oracle does: Istream emits the bindings of report r absent from report r − 1 (the previous
+report that was evaluated: a report dropped by the non-empty-content condition is no previous),
+Dstream those of r − 1 absent from r, and nothing at all for the first report (there is no
+previous relation). Rstream keeps the bag of solutions. A report whose emitted relation is empty
+becomes one row with a null binding if the profile emits empty relations, else nothing; ``seq``
+numbers the emitted relations of each t0 from 0.
+
+Relations are small next to the stream (they are per report, deduplicated across t0), so this
+runs vectorised in Arrow on the driver; bindings are canonical JSON strings, so binding
+equality is string equality.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rsp_sdk.model.profile import R2S
+
+
+def attach(relations: pa.Table, reports: pa.Table) -> pa.Table:
+    """(t0, rank, binding) of every report, from relations keyed by (kc, kb, kr)."""
+    rep = reports.select(["t0", "rank", "kc", "kb", "kr"])
+    joined = rep.join(relations, keys=["kc", "kb", "kr"], join_type="inner")
+    return joined.select(["t0", "rank", "binding"])
+
+
+def _distinct(table: pa.Table, keys: list[str]) -> pa.Table:
+    return table.group_by(keys, use_threads=False).aggregate([]).select(keys)
+
+
+def apply_r2s(relations: pa.Table, r2s: R2S) -> pa.Table:
+    """(t0, rank, binding) per report → (t0, rank, binding) emitted at each report."""
+    if r2s is R2S.RSTREAM:
+        return relations
+    keys = ["t0", "rank", "binding"]
+    cur = _distinct(relations, keys)
+    nxt = cur.set_column(1, "rank", pc.add(cur.column("rank"), 1))
+    if r2s is R2S.ISTREAM:
+        out = cur.join(nxt, keys=keys, join_type="left anti")
+    else:
+        out = nxt.join(cur, keys=keys, join_type="left anti")
+    return out.select(keys)
+
+
+def finalize(
+    emitted: pa.Table, reports: pa.Table, *, emits_empty: bool, skip_first: bool
+) -> pa.Table:
+    """Rows (t0, seq, t_app, open, close, n, binding), sorted; empty relations added."""
+    rep = reports.select(["t0", "rank", "t_app", "open", "close", "n"])
+    if skip_first:
+        rep = rep.filter(pc.greater(rep.column("rank"), 1))
+    rows = emitted.join(rep, keys=["t0", "rank"], join_type="inner")
+    having = _distinct(rows.select(["t0", "rank"]), ["t0", "rank"])
+    if emits_empty:
+        empty = rep.join(having, keys=["t0", "rank"], join_type="left anti")
+        empty = empty.append_column("binding", pa.nulls(empty.num_rows, pa.string()))
+        rows = pa.concat_tables([rows.select(empty.column_names), empty])
+        emitting = rep
+    else:
+        emitting = rep.join(having, keys=["t0", "rank"], join_type="inner")
+    emitting = emitting.select(["t0", "rank"]).sort_by([("t0", "ascending"), ("rank", "ascending")])
+    t0 = emitting.column("t0").to_numpy()
+    starts = np.r_[0, np.flatnonzero(np.diff(t0)) + 1] if len(t0) else np.zeros(0, np.int64)
+    first = np.repeat(starts, np.diff(np.r_[starts, len(t0)])) if len(t0) else starts
+    seq = np.arange(len(t0), dtype=np.int64) - first
+    emitting = emitting.append_column("seq", pa.array(seq, pa.int64()))
+    rows = rows.join(emitting, keys=["t0", "rank"], join_type="inner")
+    return rows.sort_by(
+        [("t0", "ascending"), ("seq", "ascending"), ("binding", "ascending")]
+    ).select(["t0", "seq", "t_app", "open", "close", "n", "binding"])
+
+
+def islands(t0: np.ndarray, key: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Table:
+    """Merge per (t0, key) the report-rank intervals [lo, hi] in which a binding is present.
+
+    Returns (t0, key, start, end) for every maximal run of consecutive reports.
+    """
+    if len(lo) == 0:
+        return pa.table(
+            {
+                "t0": pa.array([], pa.int64()),
+                "key": pa.array([], pa.int64()),
+                "start": pa.array([], pa.int64()),
+                "end": pa.array([], pa.int64()),
+            }
+        )
+    order = np.lexsort((hi, lo, key, t0))
+    t0, key, lo, hi = t0[order], key[order], lo[order], hi[order]
+    group_change = np.r_[True, (t0[1:] != t0[:-1]) | (key[1:] != key[:-1])]
+    # running maximum of hi within each (t0, key) group: offset every group above the previous
+    # ones so one cumulative maximum never carries a value across groups
+    group_id = np.cumsum(group_change).astype(np.int64) - 1
+    scale = np.int64(hi.max() + 2)
+    run_max = np.maximum.accumulate(group_id * scale + hi) - group_id * scale
+    prev_max = np.r_[np.int64(-2), run_max[:-1]]
+    new = group_change | (lo > prev_max + 1)
+    idx = np.flatnonzero(new)
+    ends = np.maximum.reduceat(hi, idx)
+    return pa.table(
+        {
+            "t0": pa.array(t0[idx], pa.int64()),
+            "key": pa.array(key[idx], pa.int64()),
+            "start": pa.array(lo[idx], pa.int64()),
+            "end": pa.array(ends.astype(np.int64), pa.int64()),
+        }
+    )
+
+
+def temporal_emissions(
+    intervals: pa.Table, r2s: R2S, event_driven: bool, totals: dict[int, int]
+) -> pa.Table:
+    """(t0, rank, binding) emitted, from presence intervals (t0, lo, hi, binding)."""
+    if event_driven:
+        return intervals.select(["t0", "lo", "binding"]).rename_columns(["t0", "rank", "binding"])
+    binding = intervals.column("binding").combine_chunks()
+    encoded = pc.dictionary_encode(binding)
+    key = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    runs = islands(
+        intervals.column("t0").to_numpy(),
+        key,
+        intervals.column("lo").to_numpy(),
+        intervals.column("hi").to_numpy(),
+    )
+    dictionary = encoded.dictionary
+    names = dictionary.take(runs.column("key"))
+    if r2s is R2S.ISTREAM:
+        return pa.table({"t0": runs.column("t0"), "rank": runs.column("start"), "binding": names})
+    if r2s is R2S.DSTREAM:
+        rank = pc.add(runs.column("end"), 1)
+        total = pa.array([totals[int(t)] for t in runs.column("t0").to_pylist()], pa.int64())
+        out = pa.table({"t0": runs.column("t0"), "rank": rank, "binding": names})
+        return out.filter(pc.less_equal(rank, total))
+    raise ValueError("the temporal-join path produces Istream, Dstream or event-driven reports")

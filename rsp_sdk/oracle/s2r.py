@@ -1,0 +1,340 @@
+"""Stream-to-relation: which scopes an engine with a given SECRET profile reports, for every t0.
+
+Definitions (ω = RANGE of the first window, β = the common STEP, windows of a query share β):
+
+* **Windows.** For a candidate t0, window *i* ≥ 0 has the scope [o_i, c_i) with o_i = o_0 + iβ,
+  c_i = o_i + ω. SECRET puts o_0 = t0. With ``T0Policy(span="window")`` the published CSRBench
+  oracle's window-close placement applies: o_0 = t0 if t0 < ω, else t0 + β − ω.
+* **Window close.** One report per window with o_i ≤ t_max (later windows are empty forever),
+  at t_app = c_i, over [o_i, c_i). With ``periodic`` as well, only closes that are multiples of
+  the period (the conjunction RSP4J's ``Periodic`` applies: t_app mod period = 0).
+* **Content change.** Reports happen at *events* later than t0 (an element stamped exactly t0
+  is present at registration and triggers nothing, as in the CSRBench oracle): every element of
+  a windowed stream (tuple-driven, in stream order), every distinct timestamp (batch-driven), or
+  every multiple τ of the time unit with arrivals in (τ − unit, τ] (time-driven; ``periodic``
+  gives the unit). The active window at event x is the oldest one still open,
+  a = min{i : c_i > x}; if it has not opened yet (o_a > x, a gap between hopping windows) nothing
+  is reported. The scope is [o_a, x] — for tuple-driven, only the elements up to and including
+  the triggering one. Expiration alone never triggers a report.
+* **Periodic.** At every multiple τ of the period with τ > t0, the active window as above, over
+  [o_a, τ] (elements stamped τ included), whether or not anything changed.
+* **Non-empty content.** A report whose scope holds no element is dropped: it reports nothing
+  and is not the "previous" relation of the next Istream/Dstream report.
+
+Several windows share report instants; window w's scope at a report is [c − ω_w, bound), where
+c is the close of the first window's active scope.
+
+Every report is identified by its *content key* (c, B, R): window w holds the elements of its
+stream with c − ω_w ≤ t < B and row position ≤ R (R = ``INF`` unless tuple-driven). Reports of
+different t0 candidates with equal keys have equal content, so each key is evaluated once.
+This module computes the report list with vectorised numpy (no per-window Python loop); the
+assignment of triples to keys happens in Spark (``rsp_sdk.oracle.job``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from rsp_sdk.model.profile import Profile, ReportPolicy, Tick
+from rsp_sdk.model.query import QuerySpec
+
+INF = 1 << 62
+
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class WindowGeom:
+    """One window of the query against the stream table: its range and the rows it sees."""
+
+    range_ms: int
+    times: I64  # t_app of the rows of its stream, sorted
+    rows: I64  # global row positions of those rows
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Window geometry of a query over a concrete stream."""
+
+    windows: list[WindowGeom]
+    step_ms: int
+    event_times: I64  # t_app of every row of any windowed stream (sorted)
+    event_rows: I64  # their global row positions
+    t_min: int
+    t_max: int
+
+    @property
+    def omega(self) -> int:
+        return self.windows[0].range_ms
+
+
+def geometry(query: QuerySpec, times: I64, stream_of_row: list[npt.NDArray[np.bool_]]) -> Geometry:
+    """Bind the query's windows to rows (``stream_of_row[w]`` masks the rows window w sees)."""
+    wins = []
+    any_mask = np.zeros(len(times), dtype=bool)
+    for w, mask in zip(query.windows, stream_of_row, strict=True):
+        rows = np.flatnonzero(mask).astype(np.int64)
+        wins.append(WindowGeom(w.range_ms, times[rows], rows))
+        any_mask |= mask
+    ev_rows = np.flatnonzero(any_mask).astype(np.int64)
+    ev_times = times[ev_rows]
+    t_min = int(ev_times[0]) if len(ev_times) else 0
+    t_max = int(ev_times[-1]) if len(ev_times) else -1
+    return Geometry(wins, query.slide_ms, ev_times, ev_rows, t_min, t_max)
+
+
+def t0_candidates(
+    profile: Profile,
+    query: QuerySpec,
+    *,
+    stream_unit_ms: int,
+    t_min: int,
+) -> list[int]:
+    """Candidate t0 values: from the first candidate in steps across one slide (or one window)."""
+    step = profile.t0.step_ms or stream_unit_ms or 1
+    if profile.t0.first_ms is not None:
+        first = profile.t0.first_ms
+    elif query.first_t0_ms is not None:
+        first = query.first_t0_ms
+    else:
+        first = (t_min // step) * step
+    if profile.t0.span == "window":
+        last = first + query.range_ms  # inclusive, as the CSRBench oracle
+        return list(range(first, last + 1, step))
+    return list(range(first, first + query.slide_ms, step))
+
+
+def first_openings(t0s: I64, geom: Geometry, csrbench: bool) -> I64:
+    """o_0 per candidate (the CSRBench rule moves it for t0 ≥ ω)."""
+    if not csrbench:
+        return t0s.copy()
+    return np.where(t0s < geom.omega, t0s, t0s + geom.step_ms - geom.omega)
+
+
+def _expand(counts: I64) -> tuple[I64, I64]:
+    """(owner index, position within owner) for ``counts[j]`` items per owner j."""
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return owner, np.arange(total, dtype=np.int64) - starts
+
+
+def _columns(
+    t0: I64,
+    t_app: I64,
+    order: I64,
+    kc: I64,
+    kb: I64,
+    kr: I64,
+    kbb: I64,
+    krb: I64,
+    open_: I64,
+    ek: I64,
+) -> dict[str, I64]:
+    return {
+        "t0": t0,
+        "t_app": t_app,
+        "order": order,
+        "kc": kc,
+        "kb": kb,
+        "kr": kr,
+        "kbb": kbb,
+        "krb": krb,
+        "open": open_,
+        "ek": ek,
+    }
+
+
+def window_close_reports(
+    t0s: I64, o0: I64, geom: Geometry, period: int | None = None
+) -> dict[str, I64]:
+    beta, omega = geom.step_ms, geom.omega
+    counts = np.where(o0 <= geom.t_max, (geom.t_max - o0) // beta + 1, 0).astype(np.int64)
+    owner, i = _expand(counts)
+    o = o0[owner] + i * beta
+    c = o + omega
+    if period is not None:
+        keep = c % period == 0
+        owner, o, c = owner[keep], o[keep], c[keep]
+    n = len(c)
+    inf = np.full(n, INF, dtype=np.int64)
+    return _columns(t0s[owner], c, np.zeros(n, np.int64), c, c, inf, c, inf, o, c)
+
+
+def _active(x: I64, o0: I64, geom: Geometry) -> tuple[I64, I64]:
+    """(opening, close) of the oldest window still open at x: a = min{i ≥ 0 : c_i > x}."""
+    beta, omega = geom.step_ms, geom.omega
+    a = np.maximum(0, np.floor_divide(x - o0 - omega, beta) + 1)
+    o = o0 + a * beta
+    return o, o + omega
+
+
+def periodic_reports(t0s: I64, o0: I64, geom: Geometry, period: int) -> dict[str, I64]:
+    first = np.floor_divide(t0s, period) + 1  # first multiple of the period after t0
+    last = np.floor_divide(geom.t_max + geom.omega, period)
+    counts = np.maximum(0, last - first + 1).astype(np.int64)
+    owner, k = _expand(counts)
+    tau = (first[owner] + k) * period
+    o, c = _active(tau, o0[owner], geom)
+    keep = (o <= tau) & (o <= geom.t_max)
+    owner, tau, o, c = owner[keep], tau[keep], o[keep], c[keep]
+    n = len(tau)
+    inf = np.full(n, INF, dtype=np.int64)
+    return _columns(t0s[owner], tau, np.zeros(n, np.int64), c, tau + 1, inf, tau + 1, inf, o, tau)
+
+
+def _events(profile: Profile, geom: Geometry) -> dict[str, I64]:
+    """Content-change events before t0 filtering: time x, bounds (kb, kr), before-bounds, key."""
+    t, rows = geom.event_times, geom.event_rows
+    unit: int | None = None
+    if ReportPolicy.PERIODIC in profile.report:
+        unit = profile.period_ms
+    elif profile.tick is Tick.TIME_DRIVEN:
+        unit = profile.time_unit_ms
+    if unit is None and profile.tick is Tick.TUPLE_DRIVEN:
+        return {
+            "x": t,
+            "kb": t + 1,
+            "kr": rows,
+            "kbb": t + 1,
+            "krb": rows - 1,
+            "ek": rows,
+            "order": rows,
+        }
+    if unit is None:  # batch-driven: one event per distinct timestamp
+        x = np.unique(t)
+        before = x
+    else:
+        x = np.unique(-np.floor_divide(-t, unit) * unit)  # ceil to a multiple of the unit
+        before = x - unit + 1
+    n = len(x)
+    inf = np.full(n, INF, dtype=np.int64)
+    return {
+        "x": x,
+        "kb": x + 1,
+        "kr": inf,
+        "kbb": before,
+        "krb": inf,
+        "ek": x,
+        "order": np.zeros(n, np.int64),
+    }
+
+
+def content_change_reports(t0s: I64, geom: Geometry, profile: Profile) -> dict[str, I64]:
+    ev = _events(profile, geom)
+    n_ev, n_t0 = len(ev["x"]), len(t0s)
+    owner = np.repeat(np.arange(n_t0, dtype=np.int64), n_ev)
+    e = np.tile(np.arange(n_ev, dtype=np.int64), n_t0)
+    x = ev["x"][e]
+    keep = x > t0s[owner]
+    owner, e, x = owner[keep], e[keep], x[keep]
+    o, c = _active(x, t0s[owner], geom)
+    keep = o <= x
+    owner, e, x, o, c = owner[keep], e[keep], x[keep], o[keep], c[keep]
+    return _columns(
+        t0s[owner],
+        x,
+        ev["order"][e],
+        c,
+        ev["kb"][e],
+        ev["kr"][e],
+        ev["kbb"][e],
+        ev["krb"][e],
+        o,
+        ev["ek"][e],
+    )
+
+
+def triples_in_scope(geom: Geometry, kc: I64, kb: I64, kr: I64) -> I64:
+    """Σ over windows of the elements with c − ω_w ≤ t < B and row ≤ R."""
+    n = np.zeros(len(kc), dtype=np.int64)
+    for w in geom.windows:
+        lo = np.searchsorted(w.times, kc - w.range_ms, side="left")
+        hi_t = np.searchsorted(w.times, kb, side="left")
+        hi_r = np.searchsorted(w.rows, kr, side="right")
+        n += np.maximum(0, np.minimum(hi_t, hi_r) - lo)
+    return n
+
+
+def report_table(
+    profile: Profile, geom: Geometry, t0s: list[int]
+) -> tuple[pa.Table, dict[str, I64]]:
+    """All reports of all t0 candidates, ranked per t0 (after the non-empty filter).
+
+    Columns: t0, rank (1-based), t_app, open, close, n (triples in scope), the content key
+    (kc, kb, kr), the event-driven "before" bounds (kbb, krb) and the event key ``ek``.
+    Also returns, for the temporal-join path, per (t0, k) the number of reports before c_k.
+    """
+    t0 = np.asarray(t0s, dtype=np.int64)
+    csrbench = profile.t0.span == "window"
+    if ReportPolicy.CONTENT_CHANGE in profile.report:
+        cols = content_change_reports(t0, geom, profile)
+        o0 = t0
+    elif ReportPolicy.WINDOW_CLOSE in profile.report:
+        o0 = first_openings(t0, geom, csrbench)
+        period = profile.period_ms if ReportPolicy.PERIODIC in profile.report else None
+        cols = window_close_reports(t0, o0, geom, period)
+    else:
+        assert profile.period_ms is not None  # the Profile validator guarantees it
+        o0 = t0
+        cols = periodic_reports(t0, o0, geom, profile.period_ms)
+    n = triples_in_scope(geom, cols["kc"], cols["kb"], cols["kr"])
+    keep = n > 0 if profile.non_empty else np.ones(len(n), dtype=bool)
+    cols = {k: v[keep] for k, v in cols.items()}
+    n = n[keep]
+    order = np.lexsort((cols["order"], cols["t_app"], cols["t0"]))
+    cols = {k: v[order] for k, v in cols.items()}
+    n = n[order]
+    # rank within each t0 (rows are grouped by t0 after the sort)
+    t0_sorted = cols["t0"]
+    starts = np.r_[0, np.flatnonzero(np.diff(t0_sorted)) + 1] if len(t0_sorted) else np.r_[0]
+    group_start = np.repeat(starts, np.diff(np.r_[starts, len(t0_sorted)]))
+    rank = np.arange(len(t0_sorted), dtype=np.int64) - group_start + 1
+    table = pa.table(
+        {
+            "t0": t0_sorted,
+            "rank": rank,
+            "t_app": cols["t_app"],
+            "open": cols["open"],
+            "close": cols["kb"],
+            "n": n,
+            "kc": cols["kc"],
+            "kb": cols["kb"],
+            "kr": cols["kr"],
+            "kbb": cols["kbb"],
+            "krb": cols["krb"],
+            "ek": cols["ek"],
+        }
+    )
+    return table, {"t0": t0, "o0": o0}
+
+
+def window_ends(t0: I64, o0: I64, geom: Geometry, reports: pa.Table) -> pa.Table:
+    """(t0, k, hi): hi = rank of the last report of t0 strictly before c_k = o_0 + kβ + ω.
+
+    A solution whose earliest element lies in window k (the latest window opened at or before
+    it) stays visible in content-change reports until c_k: the temporal-join path needs it.
+    """
+    beta, omega = geom.step_ms, geom.omega
+    counts = np.where(o0 <= geom.t_max, (geom.t_max - o0) // beta + 1, 0).astype(np.int64)
+    owner, k = _expand(counts)
+    ck = o0[owner] + k * beta + omega
+    rt0 = reports.column("t0").to_numpy()
+    rt = reports.column("t_app").to_numpy()
+    # one searchsorted over (t0 position, time) pairs: reports are sorted by (t0, t_app)
+    r_pos = np.searchsorted(t0, rt0).astype(np.int64)  # t0 is sorted ascending
+    span = int(
+        max(rt.max(initial=0), ck.max(initial=0)) - min(rt.min(initial=0), ck.min(initial=0))
+    )
+    base = int(min(rt.min(initial=0), ck.min(initial=0)))
+    scale = span + 2
+    r_key = r_pos * scale + (rt - base)
+    q_key = owner * scale + (ck - base)
+    hi = np.searchsorted(r_key, q_key, side="left") - np.searchsorted(
+        r_key, owner * scale, side="left"
+    )
+    return pa.table({"t0": t0[owner], "k": k, "hi": hi.astype(np.int64)})

@@ -1,0 +1,67 @@
+"""One SparkSession per process, embedded (``local[*]``) or on a cluster (``--spark-master``).
+
+The oracle's job is small-to-medium data with many tiny tasks, so shuffles use few partitions,
+the UI is off, Spark binds to 127.0.0.1, and Python workers run the same interpreter as the
+driver (pyoxigraph and pyarrow must be importable there). ANSI mode is off on purpose: the
+SPARQL-to-SQL compiler relies on NULL for a failed cast (SPARQL's expression error).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any
+
+_LOCK = threading.Lock()
+
+
+def get_spark(master: str | None = None, *, partitions: int | None = None) -> Any:
+    """The process's SparkSession, created on first use with the oracle's configuration."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    with _LOCK:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            if master is not None and active.sparkContext.master != master:
+                raise RuntimeError(
+                    f"a SparkSession on {active.sparkContext.master} is already running in this "
+                    f"process; one session per process (asked for {master})"
+                )
+            return active
+        cores = os.cpu_count() or 2
+        builder = (
+            SparkSession.builder.appName("rsp-oracle")
+            .master(master or "local[*]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", str(partitions or max(2, min(8, cores))))
+            .config("spark.default.parallelism", str(partitions or max(2, min(8, cores))))
+            .config("spark.sql.ansi.enabled", "false")
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .config("spark.sql.adaptive.enabled", "true")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.pyspark.python", sys.executable)
+            .config("spark.python.worker.reuse", "true")
+            .config("spark.sql.session.timeZone", "UTC")
+            # local mode runs every task in the driver JVM: window groups of a few hundred
+            # thousand elements need more than Spark's 1 GiB default
+            .config("spark.driver.memory", os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g"))
+        )
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark
+
+
+def stop_spark() -> None:
+    """Stop the process's session (tests and the CLI call this when done)."""
+    from pyspark.sql import SparkSession
+
+    with _LOCK:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()

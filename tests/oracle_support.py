@@ -1,0 +1,103 @@
+"""Shared helpers for the oracle tests: one SparkSession, micro streams, readable relations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from rsp_sdk.model.profile import Profile, ReportPolicy, Tick
+from rsp_sdk.model.stream import StreamMeta
+from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
+
+EX = "http://example.org/"
+PREFIX = f"PREFIX ex: <{EX}>\n"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local SparkSession (2 cores, 2 shuffle partitions) for the whole test session."""
+    from rsp_sdk.oracle.spark import get_spark, stop_spark
+
+    session = get_spark("local[2]", partitions=2)
+    yield session
+    stop_spark()
+
+
+def rooms(description: str, unit_ms: int = 1000) -> pa.Table:
+    table, meta = generate_rooms(RoomsParams(description=description))
+    meta = StreamMeta(producer=meta.producer, parameters=meta.parameters, time_unit_ms=unit_ms)
+    return table.replace_schema_metadata({b"rsp_sdk.stream": meta.to_bytes()})
+
+
+def query(select: str, where: str, range_s: str, step_s: str, r2s: str = "RSTREAM") -> str:
+    """An RSP-QL query over one window on the rooms stream (ex: prefix declared)."""
+    return (
+        PREFIX
+        + f"REGISTER {r2s} <q> AS\n"
+        + f"SELECT {select}\n"
+        + f"FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> [RANGE {range_s} STEP {step_s}]\n"
+        + f"WHERE {{ WINDOW ex:w {{ {where} }} }}"
+    )
+
+
+def profile(
+    *report: ReportPolicy,
+    tick: Tick = Tick.TIME_DRIVEN,
+    r2s: str | None = None,
+    empty: bool = True,
+    **kw: Any,
+) -> Profile:
+    return Profile.model_validate(
+        {
+            "name": "test",
+            "report": frozenset(report),
+            "tick": tick,
+            "r2s": r2s,
+            "emits_empty_relations": empty,
+            "time_unit_ms": 1000,
+            **kw,
+        }
+    )
+
+
+def short(value: dict[str, str]) -> str:
+    v = value["value"]
+    return v[len(EX) :] if v.startswith(EX) else v
+
+
+def relations(out: pa.Table, t0: int) -> list[tuple[int, int, int, int, set[tuple[str, ...]]]]:
+    """[(t_app, open, close, n, {binding as sorted (var=value) tuples})] of one t0, by seq."""
+    rows = [r for r in out.to_pylist() if r["t0_ms"] == t0]
+    by_seq: dict[int, tuple[int, int, int, int, set[tuple[str, ...]]]] = {}
+    for r in sorted(rows, key=lambda r: r["seq"]):
+        entry = by_seq.setdefault(
+            r["seq"],
+            (
+                r["t_app_ms"],
+                r["window_open_ms"],
+                r["window_close_ms"],
+                r["triples_in_window"],
+                set(),
+            ),
+        )
+        if r["binding"] is not None:
+            b = json.loads(r["binding"])
+            entry[4].add(tuple(f"{k}={short(v)}" for k, v in sorted(b.items())))
+    assert sorted(by_seq) == list(range(len(by_seq))), "seq must number relations 0, 1, 2, …"
+    return [by_seq[k] for k in sorted(by_seq)]
+
+
+def bag(out: pa.Table, t0: int) -> list[tuple[int, list[tuple[str, ...]]]]:
+    """[(seq, sorted list of bindings)] keeping duplicates (Rstream is a bag)."""
+    rows = [r for r in out.to_pylist() if r["t0_ms"] == t0]
+    by: dict[int, list[tuple[str, ...]]] = {}
+    for r in rows:
+        lst = by.setdefault(r["seq"], [])
+        if r["binding"] is not None:
+            b = json.loads(r["binding"])
+            lst.append(tuple(f"{k}={short(v)}" for k, v in sorted(b.items())))
+    return [(k, sorted(v)) for k, v in sorted(by.items())]
