@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from rsp_adapter_cqels.sparqltext import (
+from rsp_sdk.model.query import QuerySpec, WindowSpec
+from rsp_sdk.query.sparqltext import (
     Item,
     SparqlShapeError,
     duration,
@@ -30,7 +31,6 @@ from rsp_adapter_cqels.sparqltext import (
     variables,
     window_named,
 )
-from rsp_sdk.model.query import QuerySpec, WindowSpec
 
 _AGGREGATE = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
 

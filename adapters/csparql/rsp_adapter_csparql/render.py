@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import re
 
-from rsp_adapter_csparql.sparqltext import (
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.query.sparqltext import (
     SparqlShapeError,
     duration,
     only_triples,
     parse_select,
     window_named,
 )
-from rsp_sdk.model.query import QuerySpec
 
 UNITS_097 = ("d", "h", "m", "s")
 UNITS_09 = ("s", "ms")

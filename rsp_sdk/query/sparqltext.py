@@ -6,9 +6,11 @@ would lose the text as written (``[ … ]`` blank nodes, prefixed names, FILTER 
 renderers cut the text instead: prologue, SELECT clause, the top-level items of the WHERE group
 (triples, FILTERs, GRAPH blocks, other groups) and the solution modifiers. The cutting is done
 by a small scanner that knows strings, IRIs and comments, so braces inside them never count;
-whether the SPARQL itself is valid is checked by real parsers elsewhere.
+whether the SPARQL itself is valid is checked by real parsers elsewhere. The tokens are those of
+``rsp_sdk.query.lexer`` (the RSP-QL scanner), so both agree on what a string, IRI or comment is.
 
-(The CQELS adapter carries a copy of this module: adapters depend only on rsp_sdk.)
+Public for adapters: the C-SPARQL and CQELS renderers use it, and any dialect that wraps SPARQL
+text can.
 """
 
 from __future__ import annotations
@@ -19,59 +21,42 @@ from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from rsp_sdk.model.query import QuerySpec, WindowSpec
+from rsp_sdk.query import lexer
+from rsp_sdk.query.lexer import Token
+
+__all__ = [
+    "DEFAULT_BASE_IRI",
+    "Item",
+    "SelectShape",
+    "SparqlShapeError",
+    "Token",
+    "duration",
+    "expand",
+    "only_triples",
+    "parse_select",
+    "split_group",
+    "squash",
+    "tokens",
+    "variables",
+    "window_named",
+    "without_comments",
+]
 
 # Relative IRIs in RSP-QL (``WINDOW <w>``) resolve against this base unless the QuerySpec says
 # otherwise (the RSP-QL parser resolves window names so, and keeps ``<w>`` in the SPARQL text).
 DEFAULT_BASE_IRI = "http://rsp-sdk.local/"
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<comment>\#[^\n]*)
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<string>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*'''
-                |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
-  | (?P<pname>(?:[A-Za-z\u00C0-\uFFFF][\w.\-\u00B7-\uFFFF]*)?:
-               (?:[\w\-:%.\u00B7-\uFFFF]*[\w\-:%\u00B7-\uFFFF])?)
-  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?))
-  | (?P<punct>\^\^|&&|\|\||!=|<=|>=|.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 class SparqlShapeError(ValueError):
     """The text does not have the shape of a SELECT query with a WHERE group."""
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: str
-    text: str
-    start: int
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.text)
-
-    def word(self, *words: str) -> bool:
-        return self.kind == "word" and self.text.upper() in words
-
-
 def tokens(text: str) -> list[Token]:
-    """Significant tokens (no whitespace or comments) with their offsets."""
-    out: list[Token] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        assert m is not None  # the last alternative matches any character
-        kind = m.lastgroup or "punct"
-        if kind not in ("ws", "comment"):
-            out.append(Token(kind, m.group(), pos))
-        pos = m.end()
-    return out
+    """Significant tokens (no whitespace or comments) with their offsets, as a list (the cutting
+    below indexes into it)."""
+    return list(lexer.tokens(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,14 +83,19 @@ class SelectShape:
 
 def without_comments(text: str) -> str:
     """The text with every comment blanked out (offsets unchanged), so slices of it can be
-    joined on one line without a ``#`` swallowing the rest of the query."""
+    joined on one line without a ``#`` swallowing the rest of the query.
+
+    Between two significant tokens of the lexer there is only whitespace and comments, so the
+    comments are exactly the ``#…`` runs of those gaps.
+    """
     out: list[str] = []
     pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        assert m is not None
-        out.append(" " * len(m.group()) if m.lastgroup == "comment" else m.group())
-        pos = m.end()
+    for tok in [*lexer.tokens(text), None]:
+        stop = len(text) if tok is None else tok.start
+        out.append(_COMMENT.sub(lambda m: " " * len(m.group()), text[pos:stop]))
+        if tok is not None:
+            out.append(tok.text)
+            pos = tok.end
     return "".join(out)
 
 
@@ -144,8 +134,8 @@ def parse_select(text: str, prefixes: Mapping[str, str] | None = None) -> Select
     toks = tokens(text)
     known = dict(prefixes or {})
     i = 0
-    while i < len(toks) and not toks[i].word("SELECT"):
-        if toks[i].word("PREFIX") and i + 2 < len(toks) and toks[i + 2].kind == "iri":
+    while i < len(toks) and not toks[i].is_word("SELECT"):
+        if toks[i].is_word("PREFIX") and i + 2 < len(toks) and toks[i + 2].kind == "iri":
             known.setdefault(toks[i + 1].text[:-1], toks[i + 2].text[1:-1])
         i += 1
     if i == len(toks):
@@ -163,10 +153,10 @@ def parse_select(text: str, prefixes: Mapping[str, str] | None = None) -> Select
             depth -= 1
         elif depth == 0 and t.text == "{":
             break
-        elif depth == 0 and (t.word("FROM") or t.word("WHERE")):
+        elif depth == 0 and (t.is_word("FROM") or t.is_word("WHERE")):
             select_parts.append(text[seg_start : t.start])
-            if t.word("FROM"):  # FROM [NAMED] <g>: dropped, the renderer writes its own
-                j += 2 if j + 1 < len(toks) and toks[j + 1].word("NAMED") else 1
+            if t.is_word("FROM"):  # FROM [NAMED] <g>: dropped, the renderer writes its own
+                j += 2 if j + 1 < len(toks) and toks[j + 1].is_word("NAMED") else 1
             seg_start = toks[j + 1].start if j + 1 < len(toks) else len(text)
         j += 1
     if j == len(toks):
@@ -200,7 +190,7 @@ def _items(
 
     while i < stop:
         t = toks[i]
-        if t.word("FILTER"):
+        if t.is_word("FILTER"):
             yield from flush(i)
             j = i + 1
             while j < stop and toks[j].text not in ("(", "{"):
@@ -210,7 +200,7 @@ def _items(
             end = _match(toks, j, toks[j].text, ")" if toks[j].text == "(" else "}")
             yield Item("filter", text[t.start : toks[end].end])
             i = end + 1
-        elif t.word("GRAPH") and i + 2 < stop and toks[i + 2].text == "{":
+        elif t.is_word("GRAPH") and i + 2 < stop and toks[i + 2].text == "{":
             yield from flush(i)
             end = _match(toks, i + 2, "{", "}")
             inner = text[toks[i + 2].end : toks[end].start]
@@ -221,18 +211,18 @@ def _items(
                 inner=inner,
             )
             i = end + 1
-        elif t.word("BIND") and i + 1 < stop and toks[i + 1].text == "(":
+        elif t.is_word("BIND") and i + 1 < stop and toks[i + 1].text == "(":
             yield from flush(i)
             end = _match(toks, i + 1, "(", ")")
             yield Item("bind", text[t.start : toks[end].end])
             i = end + 1
-        elif t.word("OPTIONAL", "MINUS", "SERVICE", "VALUES") or t.text == "{":
+        elif t.is_word("OPTIONAL", "MINUS", "SERVICE", "VALUES") or t.text == "{":
             yield from flush(i)
             j = i
             while j < stop and toks[j].text != "{":
                 j += 1
             end = _match(toks, j, "{", "}")
-            while end + 1 < stop and toks[end + 1].word("UNION"):
+            while end + 1 < stop and toks[end + 1].is_word("UNION"):
                 end = _match(toks, end + 2, "{", "}")
             yield Item("group", text[t.start : toks[end].end])
             i = end + 1
