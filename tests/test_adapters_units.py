@@ -253,10 +253,11 @@ def test_manifests(adapter: CsparqlAdapter) -> None:
     # JPype passes each flag as one JVM option: "--add-opens X" must be written "--add-opens=X"
     assert "--add-opens=java.base/java.lang=ALL-UNNAMED" in m.jvm.flags
     assert m.jvm.properties.get("log4j.defaultInitOverride") == "true"
-    glue = m.glue_dir()
-    assert glue is not None
-    driver = glue / (m.jvm.driver_class.replace(".", "/") + ".java")
-    assert driver.is_file(), driver
+    folders = m.glue_dirs()
+    assert folders and all(f.is_dir() for f in folders)
+    assert m.glue is not None and m.glue.sdk == ["log4j"]  # the drivers' EngineLog
+    driver = m.jvm.driver_class.replace(".", "/") + ".java"
+    assert sum((f / driver).is_file() for f in folders) == 1, driver
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS, ids=lambda a: a.name)
@@ -333,9 +334,9 @@ def test_csparql_term_conversion(tmp_path: Path) -> None:
     from rsp_sdk.runtime.bridge import bridge_classpath
 
     cp = ":".join(str(p) for p in bridge_classpath())
-    glue = Path(CsparqlAdapter.manifest_path).parent / "java" / "csparql097"  # type: ignore[arg-type]
+    common = Path(CsparqlAdapter.manifest_path).parent / "java" / "common"  # type: ignore[arg-type]
     sources = [
-        glue / "org/rspsdk/adapters/csparql/CsparqlTerms.java",
+        common / "org/rspsdk/adapters/csparql/CsparqlTerms.java",
         Path(__file__).parent / "java" / "CsparqlTermsCheck.java",
     ]
     subprocess.run(

@@ -22,6 +22,7 @@ import org.rspsdk.bridge.EngineDriver;
 import org.rspsdk.bridge.NTriples;
 import org.rspsdk.bridge.Packed;
 import org.rspsdk.bridge.ResultBuffer;
+import org.rspsdk.glue.EngineLog;
 
 /**
  * Driver of CQELS 1.x: eager, wall-clock windows, one result event per {@link Mapping}.

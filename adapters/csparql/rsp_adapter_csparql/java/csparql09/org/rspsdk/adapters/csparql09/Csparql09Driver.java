@@ -5,7 +5,6 @@ import com.hp.hpl.jena.rdf.model.ModelFactory;
 import eu.larkc.csparql.cep.api.RdfQuadruple;
 import eu.larkc.csparql.cep.api.RdfStream;
 import eu.larkc.csparql.common.RDFTable;
-import eu.larkc.csparql.common.RDFTuple;
 import eu.larkc.csparql.common.streams.format.GenericObservable;
 import eu.larkc.csparql.common.streams.format.GenericObserver;
 import eu.larkc.csparql.engine.CsparqlEngineImpl;
@@ -18,13 +17,15 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.rspsdk.adapters.csparql.CsparqlResults;
+import org.rspsdk.adapters.csparql.CsparqlTerms;
 import org.rspsdk.bridge.EngineDriver;
 import org.rspsdk.bridge.Packed;
 import org.rspsdk.bridge.ResultBuffer;
+import org.rspsdk.glue.EngineLog;
 
 /**
  * Driver of C-SPARQL 0.9 (csparqlengine-0.9.jar, as CityBench ran it): wall-clock windows.
@@ -118,13 +119,8 @@ public final class Csparql09Driver implements EngineDriver {
 
   private void report(String name, RDFTable table) {
     String[] vars = table.getNames().toArray(new String[0]);
-    List<String[]> rows = new ArrayList<>(table.size());
-    for (RDFTuple tuple : table) {
-      String[] row = new String[vars.length];
-      for (int i = 0; i < vars.length; i++) row[i] = CsparqlTerms.fromEngine(tuple.get(i));
-      rows.add(row);
-    }
-    results.append(name, null, vars, rows); // wall-clock windows: no application time
+    // wall-clock windows: no application time
+    results.append(name, null, vars, CsparqlResults.rows(table, vars.length));
   }
 
   @Override

@@ -4,7 +4,6 @@ import com.espertech.esper.client.EPServiceProviderManager;
 import eu.larkc.csparql.cep.api.RdfQuadruple;
 import eu.larkc.csparql.cep.api.RdfStream;
 import eu.larkc.csparql.common.RDFTable;
-import eu.larkc.csparql.common.RDFTuple;
 import eu.larkc.csparql.common.config.Config;
 import eu.larkc.csparql.core.engine.CsparqlEngineImpl;
 import eu.larkc.csparql.core.engine.CsparqlQueryResultProxy;
@@ -18,10 +17,13 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.rspsdk.adapters.csparql.CsparqlResults;
+import org.rspsdk.adapters.csparql.CsparqlTerms;
 import org.rspsdk.bridge.EngineDriver;
 import org.rspsdk.bridge.Json;
 import org.rspsdk.bridge.Packed;
 import org.rspsdk.bridge.ResultBuffer;
+import org.rspsdk.glue.EngineLog;
 
 /**
  * Driver of C-SPARQL 0.9.7 (streamreasoning/CSPARQL-engine) in application time.
@@ -160,13 +162,7 @@ public final class CsparqlDriver implements EngineDriver {
     long now = EPServiceProviderManager.getDefaultProvider().getEPRuntime().getCurrentTime();
     long close = now - Math.floorMod(now, tick);
     String[] vars = table.getNames().toArray(new String[0]);
-    List<String[]> rows = new ArrayList<>(table.size());
-    for (RDFTuple tuple : table) {
-      String[] row = new String[vars.length];
-      for (int i = 0; i < vars.length; i++) row[i] = CsparqlTerms.fromEngine(tuple.get(i));
-      rows.add(row);
-    }
-    results.append(name, close, vars, rows);
+    results.append(name, close, vars, CsparqlResults.rows(table, vars.length));
   }
 
   @Override

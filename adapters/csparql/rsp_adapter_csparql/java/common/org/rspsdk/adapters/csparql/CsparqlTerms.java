@@ -1,4 +1,4 @@
-package org.rspsdk.adapters.csparql09;
+package org.rspsdk.adapters.csparql;
 
 import java.util.regex.Pattern;
 import org.rspsdk.bridge.NTriples;
@@ -13,18 +13,21 @@ import org.rspsdk.bridge.NTriples;
  * lexical form ({@code ^^null} for plain and language-tagged literals), bare blank node ids and
  * {@code ""} for unbound. Terms C-SPARQL would silently corrupt (language tags, lexical forms
  * holding {@code "} or {@code ^^}) are refused with the line that holds them.
+ *
+ * <p>Shared by the 0.9.7 and 0.9 drivers (the adapter's {@code java/common} glue folder): both
+ * engines use these strings. It needs no engine class, so the unit tests compile it alone.
  */
-final class CsparqlTerms {
+public final class CsparqlTerms {
   private CsparqlTerms() {}
 
-  static final String XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
+  public static final String XSD_STRING = "http://www.w3.org/2001/XMLSchema#string";
 
   // Jena blank node ids: a 32-hex-digit id (Jena 2.13) or java.rmi UID text (Jena 2.7)
   private static final Pattern ANON =
       Pattern.compile("[0-9a-f]{32}|-?[0-9a-f]+:[0-9a-f]+:-?[0-9a-f]+");
 
   /** An N-Triples term as the string C-SPARQL's {@code RdfQuadruple} expects. */
-  static String toEngine(String term, int line) {
+  public static String toEngine(String term, int line) {
     if (term.startsWith("<")) {
       return NTriples.iriValue(term);
     }
@@ -49,7 +52,7 @@ final class CsparqlTerms {
   }
 
   /** A term string of C-SPARQL's results as N-Triples text; null when unbound. */
-  static String fromEngine(String value) {
+  public static String fromEngine(String value) {
     if (value == null || value.isEmpty()) return null;
     if (value.startsWith("\"")) {
       int cut = value.lastIndexOf("\"^^");

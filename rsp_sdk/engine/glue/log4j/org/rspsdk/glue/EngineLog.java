@@ -1,4 +1,4 @@
-package org.rspsdk.adapters.csparql;
+package org.rspsdk.glue;
 
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.ConsoleAppender;
@@ -8,15 +8,17 @@ import org.apache.log4j.PatternLayout;
 import org.apache.log4j.spi.LoggingEvent;
 
 /**
- * log4j for the engine: warnings to stderr (the runtime keeps it in the run's logs) and a count
- * of errors.
+ * log4j 1.x for an engine driver: warnings to stderr (the runtime keeps it in the run's logs) and
+ * a count of errors. SDK glue: a manifest gets it with {@code [glue] sdk = ["log4j"]}.
  *
- * <p>C-SPARQL evaluates windows inside Esper listeners and only <em>logs</em> what fails there;
- * without an appender the failure vanishes and the relation is silently lost. The manifest sets
- * {@code log4j.defaultInitOverride} so no jar's own log4j.properties is read (the 0.9 jar's
- * writes EC-log.log into the working directory), and this class is the only configuration.
+ * <p>Esper/Jena-era engines (C-SPARQL, CQELS, …) evaluate windows inside Esper listeners and only
+ * <em>log</em> what fails there; without an appender the failure vanishes and the relation is
+ * silently lost. {@link #check} turns such a logged error into an exception of the verb that
+ * triggered it. Set {@code log4j.defaultInitOverride=true} in the manifest's JVM properties so no
+ * jar's own log4j.properties is read (C-SPARQL 0.9's writes EC-log.log into the working
+ * directory); this class is then the only configuration.
  */
-final class EngineLog extends AppenderSkeleton {
+public final class EngineLog extends AppenderSkeleton {
   private final String engine;
   private long errors;
   private String last;
@@ -26,7 +28,8 @@ final class EngineLog extends AppenderSkeleton {
     this.engine = engine;
   }
 
-  static EngineLog install(String engine) {
+  /** Replaces the root logger's appenders: WARN and above to stderr, errors counted here. */
+  public static EngineLog install(String engine) {
     Logger root = Logger.getRootLogger();
     root.removeAllAppenders();
     root.setLevel(Level.WARN);
@@ -48,16 +51,18 @@ final class EngineLog extends AppenderSkeleton {
     }
   }
 
-  synchronized long errors() {
+  /** Errors logged since install. */
+  public synchronized long errors() {
     return errors;
   }
 
-  synchronized String last() {
+  /** The last error (logger: message), or null. */
+  public synchronized String last() {
     return last;
   }
 
   /** Throws when the engine logged errors since the last check (a window evaluation failed). */
-  synchronized void check(String verb) {
+  public synchronized void check(String verb) {
     if (errors > seen) {
       long n = errors - seen;
       seen = errors;
