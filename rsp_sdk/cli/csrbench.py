@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.run import _engine_config  # one parser for every --engine-config
 from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
 from rsp_sdk.errors import InputError
 
@@ -31,19 +31,6 @@ def _default_data() -> Path:
     shared = os.environ.get("RSP_SHARED_DATA")
     base = Path(shared) if shared else Path(__file__).resolve().parents[3] / "shared" / "data"
     return base / _DATA
-
-
-def _engine_config(text: str | None) -> dict[str, object]:
-    if not text:
-        return {}
-    raw = Path(text[1:]).read_text() if text.startswith("@") else text
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"--engine-config is not JSON: {exc}", text=raw) from None
-    if not isinstance(value, dict):
-        raise InputError("--engine-config must be a JSON object", text=raw)
-    return value
 
 
 @app.callback(invoke_without_command=True)
