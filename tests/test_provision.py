@@ -121,10 +121,8 @@ GLUE_CHECK = """package org.rspsdk.extra;
 import org.apache.log4j.Logger;
 import org.rspsdk.fixture.ToyDriver;
 import org.rspsdk.glue.EngineLog;
-import org.rspsdk.glue.OneEnginePerJvm;
-import org.rspsdk.glue.Streams;
 
-/** Uses a class of each glue folder: the adapter's two and the SDK's log4j and driver. */
+/** Uses a class of each glue folder: the adapter's two and the SDK's log4j. */
 public final class GlueCheck {
   public static void main(String[] args) {
     EngineLog log = EngineLog.install("toy");
@@ -132,21 +130,6 @@ public final class GlueCheck {
     System.out.println(log.errors() + " " + log.last() + " " + ToyDriver.class.getSimpleName());
     try {
       log.check("push");
-    } catch (IllegalStateException e) {
-      System.out.println(e.getMessage());
-    }
-    Streams<StringBuilder> streams = new Streams<>();
-    StringBuilder first = streams.register("s", StringBuilder::new);
-    System.out.println(
-        (streams.register("s", i -> new StringBuilder("other")) == first) + " " + streams.get("s"));
-    try {
-      streams.get("t");
-    } catch (IllegalArgumentException e) {
-      System.out.println(e.getMessage());
-    }
-    OneEnginePerJvm.claim("toy", "shared state");
-    try {
-      OneEnginePerJvm.claim("toy", "shared state");
     } catch (IllegalStateException e) {
       System.out.println(e.getMessage());
     }
@@ -174,19 +157,19 @@ def test_glue_from_several_folders_and_the_sdk(toy_cache: Any, tmp_path: Path) -
         .replace('name = "toy-java"', 'name = "toy-multi"')
         .replace(
             'sources = "java/toy-glue"',
-            f'sources = ["{toy_glue}", "extra"]\nsdk = ["log4j", "driver"]\n\n'
+            f'sources = ["{toy_glue}", "extra"]\nsdk = ["log4j"]\n\n'
             f'[[dependency]]\ncoords = "{LOG4J[0]}"\nsha256 = "{LOG4J[1]}"',
         )
     )
     manifest = load_manifest(m)
-    assert manifest.glue is not None and manifest.glue.sdk == ["log4j", "driver"]
-    assert [p.name for p in manifest.glue_dirs()] == ["toy-glue", "extra", "log4j", "driver"]
+    assert manifest.glue is not None and manifest.glue.sdk == ["log4j"]
+    assert [p.name for p in manifest.glue_dirs()] == ["toy-glue", "extra", "log4j"]
     cache = ProvisionCache(tmp_path / "cache")
     cache.fetch(manifest)
     cache.add(manifest, [toy_engine_jar()])
     cp = cache.classpath(manifest)
     glue = cp[-1]
-    for cls in ("fixture/ToyDriver", "extra/GlueCheck", "glue/EngineLog", "glue/Streams"):
+    for cls in ("fixture/ToyDriver", "extra/GlueCheck", "glue/EngineLog"):
         assert (glue / "org" / "rspsdk" / f"{cls}.class").exists(), cls
     from rsp_sdk.runtime.bridge import bridge_classpath
 
@@ -203,18 +186,13 @@ def test_glue_from_several_folders_and_the_sdk(toy_cache: Any, tmp_path: Path) -
     ).stdout.splitlines()
     assert out[0] == "1 engine.window: evaluation failed ToyDriver"
     assert out[1].startswith("toy logged 1 error(s) during push")
-    assert out[2:] == [
-        "true s",
-        "stream t is not registered",
-        "one toy engine per JVM: shared state",
-    ]
     # the hash covers every folder: a change in the second one compiles anew
     (extra / "GlueCheck.java").write_text(GLUE_CHECK.replace("evaluation failed", "changed"))
     assert cache.compile_glue(manifest) != glue
     # a string is still one folder; an unknown SDK glue is refused with what exists
     assert load_manifest(MANIFEST).glue_dirs()[0].name == "toy-glue"
-    m.write_text(m.read_text().replace('"driver"]', '"log5j"]'))
-    with pytest.raises(InputError, match="unknown SDK glue 'log5j'; the SDK ships driver, log4j"):
+    m.write_text(m.read_text().replace('sdk = ["log4j"]', 'sdk = ["log5j"]'))
+    with pytest.raises(InputError, match="unknown SDK glue 'log5j'; the SDK ships log4j"):
         load_manifest(m)
 
 

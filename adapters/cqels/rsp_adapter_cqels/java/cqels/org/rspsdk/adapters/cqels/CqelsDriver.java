@@ -23,8 +23,6 @@ import org.rspsdk.bridge.NTriples;
 import org.rspsdk.bridge.Packed;
 import org.rspsdk.bridge.ResultBuffer;
 import org.rspsdk.glue.EngineLog;
-import org.rspsdk.glue.OneEnginePerJvm;
-import org.rspsdk.glue.Streams;
 
 /**
  * Driver of CQELS 1.x: eager, wall-clock windows, one result event per {@link Mapping}.
@@ -42,10 +40,12 @@ import org.rspsdk.glue.Streams;
  * Each session gets a fresh home directory (BerkeleyDB JE cache, TDB dictionary) in its workdir.
  */
 public final class CqelsDriver implements EngineDriver {
+  private static boolean opened;
+
   private ExecContext ctx;
   private ResultBuffer results;
   private EngineLog log;
-  private final Streams<RDFStream> streams = new Streams<>();
+  private final Map<String, RDFStream> streams = new LinkedHashMap<>();
   private final Map<String, Node> nodes = new HashMap<>();
   private final TypeMapper types = TypeMapper.getInstance();
   private long triples;
@@ -68,8 +68,14 @@ public final class CqelsDriver implements EngineDriver {
 
   @Override
   public void open(String configJson, String workdir, ResultBuffer results) throws Exception {
-    OneEnginePerJvm.claim(
-        "CQELS", "its Esper provider is JVM-wide and two contexts would mix their dictionaries");
+    synchronized (CqelsDriver.class) {
+      if (opened) {
+        throw new IllegalStateException(
+            "one CQELS engine per JVM: its Esper provider is JVM-wide and two contexts would "
+                + "mix their dictionaries");
+      }
+      opened = true;
+    }
     this.results = results;
     this.log = EngineLog.install("CQELS");
     File home = new File(workdir, "cqels-home");
@@ -87,7 +93,7 @@ public final class CqelsDriver implements EngineDriver {
 
   @Override
   public void registerStream(String iri) throws Exception {
-    streams.register(iri, i -> new Stream(ctx, i));
+    if (!streams.containsKey(iri)) streams.put(iri, new Stream(ctx, iri));
   }
 
   @Override
@@ -153,6 +159,9 @@ public final class CqelsDriver implements EngineDriver {
   @Override
   public void push(String streamIri, byte[] packed, int offset, int length) throws Exception {
     RDFStream stream = streams.get(streamIri);
+    if (stream == null) {
+      throw new IllegalArgumentException("stream " + streamIri + " is not registered");
+    }
     final long started = System.nanoTime();
     final int[] line = {0};
     Packed.forEach(

@@ -26,8 +26,6 @@ import org.rspsdk.bridge.EngineDriver;
 import org.rspsdk.bridge.Packed;
 import org.rspsdk.bridge.ResultBuffer;
 import org.rspsdk.glue.EngineLog;
-import org.rspsdk.glue.OneEnginePerJvm;
-import org.rspsdk.glue.Streams;
 
 /**
  * Driver of C-SPARQL 0.9 (csparqlengine-0.9.jar, as CityBench ran it): wall-clock windows.
@@ -40,17 +38,24 @@ import org.rspsdk.glue.Streams;
  * replaced by that file's URL.
  */
 public final class Csparql09Driver implements EngineDriver {
+  private static boolean opened; // Esper's default provider is JVM-wide: one engine per JVM
+
   private CsparqlEngineImpl engine;
   private ResultBuffer results;
   private EngineLog log;
   private File workdir;
-  private final Streams<RdfStream> streams = new Streams<>();
+  private final Map<String, RdfStream> streams = new LinkedHashMap<>();
   private final Map<String, String> staticFiles = new LinkedHashMap<>();
   private long quads;
 
   @Override
   public void open(String configJson, String workdir, ResultBuffer results) throws Exception {
-    OneEnginePerJvm.claim("C-SPARQL", "Esper's default provider is JVM-wide");
+    synchronized (Csparql09Driver.class) {
+      if (opened) {
+        throw new IllegalStateException("one C-SPARQL engine per JVM (Esper's provider is shared)");
+      }
+      opened = true;
+    }
     this.results = results;
     this.workdir = new File(workdir);
     this.log = EngineLog.install("C-SPARQL");
@@ -85,7 +90,8 @@ public final class Csparql09Driver implements EngineDriver {
 
   @Override
   public void registerStream(String iri) throws Exception {
-    streams.register(iri, i -> engine.registerStream(new RdfStream(i)));
+    if (streams.containsKey(iri)) return;
+    streams.put(iri, engine.registerStream(new RdfStream(iri)));
   }
 
   @Override
@@ -120,6 +126,9 @@ public final class Csparql09Driver implements EngineDriver {
   @Override
   public void push(String streamIri, byte[] packed, int offset, int length) throws Exception {
     RdfStream stream = streams.get(streamIri);
+    if (stream == null) {
+      throw new IllegalArgumentException("stream " + streamIri + " is not registered");
+    }
     final int[] line = {0};
     final long now = System.currentTimeMillis(); // 0.9 ignores it; its windows run on Esper's timer
     Packed.forEach(

@@ -24,8 +24,6 @@ import org.rspsdk.bridge.Json;
 import org.rspsdk.bridge.Packed;
 import org.rspsdk.bridge.ResultBuffer;
 import org.rspsdk.glue.EngineLog;
-import org.rspsdk.glue.OneEnginePerJvm;
-import org.rspsdk.glue.Streams;
 
 /**
  * Driver of C-SPARQL 0.9.7 (streamreasoning/CSPARQL-engine) in application time.
@@ -61,10 +59,12 @@ public final class CsparqlDriver implements EngineDriver {
       Pattern.compile(
           "\\[\\s*RANGE\\s+(\\d+)\\s*(ms|s|m|h|d)\\s+(?:STEP\\s+(\\d+)\\s*(ms|s|m|h|d)|TUMBLING)\\s*\\]",
           Pattern.CASE_INSENSITIVE);
+  private static boolean opened; // Esper's default provider is JVM-wide: one engine per JVM
+
   private CsparqlEngineImpl engine;
   private ResultBuffer results;
   private EngineLog log;
-  private final Streams<RdfStream> streams = new Streams<>();
+  private final Map<String, RdfStream> streams = new LinkedHashMap<>();
   private final Map<String, String> queryIds = new LinkedHashMap<>();
   private final List<Long> steps = new ArrayList<>();
   private RdfStream clock;
@@ -83,7 +83,12 @@ public final class CsparqlDriver implements EngineDriver {
 
   @Override
   public void open(String configJson, String workdir, ResultBuffer results) throws Exception {
-    OneEnginePerJvm.claim("C-SPARQL", "Esper's default provider is JVM-wide");
+    synchronized (CsparqlDriver.class) {
+      if (opened) {
+        throw new IllegalStateException("one C-SPARQL engine per JVM (Esper's provider is shared)");
+      }
+      opened = true;
+    }
     Map<String, Object> cfg = Json.parseObject(configJson);
     tick = number(cfg, "tick_ms", 1000);
     t0 = number(cfg, "t0_ms", 0);
@@ -126,7 +131,8 @@ public final class CsparqlDriver implements EngineDriver {
   @Override
   public void registerStream(String iri) throws Exception {
     if (CLOCK.equals(iri)) throw new IllegalArgumentException(iri + " is the driver's clock");
-    streams.register(iri, i -> engine.registerStream(new RdfStream(i)));
+    if (streams.containsKey(iri)) return;
+    streams.put(iri, engine.registerStream(new RdfStream(iri)));
   }
 
   @Override
@@ -162,6 +168,9 @@ public final class CsparqlDriver implements EngineDriver {
   @Override
   public void push(String streamIri, byte[] packed, int offset, int length) throws Exception {
     RdfStream stream = streams.get(streamIri);
+    if (stream == null) {
+      throw new IllegalArgumentException("stream " + streamIri + " is not registered");
+    }
     final long started = System.nanoTime();
     final int[] line = {0};
     Packed.forEach(
