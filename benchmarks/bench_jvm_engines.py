@@ -51,7 +51,15 @@ def _spec(stream: str, r2s: str = "rstream") -> Any:
     from rsp_sdk.model.query import QuerySpec, WindowSpec
 
     w = WindowSpec(name=stream, stream=stream, range_ms=10_000, step_ms=10_000)
-    return QuerySpec(name="q1", r2s=r2s, text=Q1, sparql=Q1, windows=[w])  # type: ignore[arg-type]
+    # variables: the projection the RSP-QL parser would fill in (the oracle projects these)
+    return QuerySpec(
+        name="q1",
+        r2s=r2s,  # type: ignore[arg-type]
+        text=Q1,
+        sparql=Q1,
+        windows=[w],
+        variables=["sensor", "obs"],
+    )
 
 
 def _missing(name: str) -> str | None:
