@@ -114,6 +114,88 @@ def test_add_records_sha256_and_compiles_glue(toy_cache: Any, tmp_path: Path) ->
     assert lock["artifacts"]["toy-engine.jar"]["sha256"] == records[0]["sha256"]
 
 
+LOG4J = ("log4j:log4j:1.2.17", "1d31696445697720527091754369082a6651bd49781b6005deb94e56753406f9")
+
+GLUE_CHECK = """package org.rspsdk.extra;
+
+import org.apache.log4j.Logger;
+import org.rspsdk.fixture.ToyDriver;
+import org.rspsdk.glue.EngineLog;
+
+/** Uses a class of each glue folder: the adapter's two and the SDK's log4j. */
+public final class GlueCheck {
+  public static void main(String[] args) {
+    EngineLog log = EngineLog.install("toy");
+    Logger.getLogger("engine.window").error("evaluation failed");
+    System.out.println(log.errors() + " " + log.last() + " " + ToyDriver.class.getSimpleName());
+    try {
+      log.check("push");
+    } catch (IllegalStateException e) {
+      System.out.println(e.getMessage());
+    }
+  }
+}
+"""
+
+
+def test_glue_from_several_folders_and_the_sdk(toy_cache: Any, tmp_path: Path) -> None:
+    """``[glue] sources`` as a list plus ``sdk = ["log4j"]``: one javac over all folders, a
+    hash over all of them, and the classes work together in a real JVM."""
+    import subprocess
+
+    from tests.fixtures.build import FIXTURES
+
+    if shutil.which("mvn") is None:
+        pytest.skip("mvn not installed (apt-get install maven): log4j 1.2.17 comes from Maven")
+    extra = tmp_path / "extra" / "org" / "rspsdk" / "extra"
+    extra.mkdir(parents=True)
+    (extra / "GlueCheck.java").write_text(GLUE_CHECK)
+    toy_glue = FIXTURES / "java" / "toy-glue"
+    m = tmp_path / "multi.toml"
+    m.write_text(
+        MANIFEST.read_text()
+        .replace('name = "toy-java"', 'name = "toy-multi"')
+        .replace(
+            'sources = "java/toy-glue"',
+            f'sources = ["{toy_glue}", "extra"]\nsdk = ["log4j"]\n\n'
+            f'[[dependency]]\ncoords = "{LOG4J[0]}"\nsha256 = "{LOG4J[1]}"',
+        )
+    )
+    manifest = load_manifest(m)
+    assert manifest.glue is not None and manifest.glue.sdk == ["log4j"]
+    assert [p.name for p in manifest.glue_dirs()] == ["toy-glue", "extra", "log4j"]
+    cache = ProvisionCache(tmp_path / "cache")
+    cache.fetch(manifest)
+    cache.add(manifest, [toy_engine_jar()])
+    cp = cache.classpath(manifest)
+    glue = cp[-1]
+    for cls in ("fixture/ToyDriver", "extra/GlueCheck", "glue/EngineLog"):
+        assert (glue / "org" / "rspsdk" / f"{cls}.class").exists(), cls
+    from rsp_sdk.runtime.bridge import bridge_classpath
+
+    out = subprocess.run(
+        [
+            "java",
+            "-cp",
+            ":".join(map(str, [*bridge_classpath(), *cp])),
+            "org.rspsdk.extra.GlueCheck",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert out[0] == "1 engine.window: evaluation failed ToyDriver"
+    assert out[1].startswith("toy logged 1 error(s) during push")
+    # the hash covers every folder: a change in the second one compiles anew
+    (extra / "GlueCheck.java").write_text(GLUE_CHECK.replace("evaluation failed", "changed"))
+    assert cache.compile_glue(manifest) != glue
+    # a string is still one folder; an unknown SDK glue is refused with what exists
+    assert load_manifest(MANIFEST).glue_dirs()[0].name == "toy-glue"
+    m.write_text(m.read_text().replace('sdk = ["log4j"]', 'sdk = ["log5j"]'))
+    with pytest.raises(InputError, match="unknown SDK glue 'log5j'; the SDK ships log4j"):
+        load_manifest(m)
+
+
 def test_engines_cli(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None:
     cache = ProvisionCache(tmp_path / "cache")
     env = {**rsp_env(toy_cache), "RSP_CACHE": str(cache.root)}

@@ -13,7 +13,17 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from rsp_sdk.cli import check, compare, engines, generate, images, oracle, profiles, stream
+from rsp_sdk.cli import (
+    check,
+    compare,
+    csrbench,
+    engines,
+    generate,
+    images,
+    oracle,
+    profiles,
+    stream,
+)
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
@@ -33,6 +43,7 @@ check.register(oracle.app)
 app.add_typer(oracle.app, name="oracle")
 app.add_typer(profiles.app, name="profiles")
 app.add_typer(compare.app, name="compare")
+app.add_typer(csrbench.app, name="csrbench")
 
 err = Console(stderr=True)
 

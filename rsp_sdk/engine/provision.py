@@ -10,11 +10,13 @@ files, described by a TOML *manifest* next to its adapter:
   supplies with ``rsp engines add NAME PATH…``; their sha256 is recorded and compared with the
   builds the manifest knows;
 
-plus the adapter's **glue** (Java driver sources that must compile against the engine's jars),
-compiled with ``javac`` into the cache once everything is there, and — for engines published on
-npm (rsp-js) — the **npm packages** pinned by a ``package-lock.json`` the adapter ships, which
-``rsp engines fetch NAME`` installs with ``npm ci`` (npm checks every package's integrity hash
-from the lock file). Cache layout::
+plus the adapter's **glue** (Java driver sources that must compile against the engine's jars:
+one or more folders of the adapter, plus any of the SDK's own glue folders in
+``rsp_sdk/engine/glue/`` such as ``log4j``, a log4j 1.x appender every Esper/Jena-era engine
+driver needs), compiled together with ``javac`` into the cache once everything is there, and —
+for engines published on npm (rsp-js) — the **npm packages** pinned by a ``package-lock.json``
+the adapter ships, which ``rsp engines fetch NAME`` installs with ``npm ci`` (npm checks every
+package's integrity hash from the lock file). Cache layout::
 
     $RSP_CACHE/engines/NAME/deps/*.jar          verified Maven Central jars
     $RSP_CACHE/engines/NAME/artifacts/FILE      user-supplied engine files (jar or folder)
@@ -47,7 +49,8 @@ Manifest (TOML)::
     read_only_root = true                     # docker: false if it writes outside its work dir
 
     [glue]
-    sources = "glue"                          # folder of .java files, relative to the manifest
+    sources = ["java/common", "java/engine"]  # folder(s) of .java files, relative to the manifest
+    sdk = ["log4j"]                           # glue folders shipped in rsp_sdk/engine/glue/
 
     [npm]
     package_dir = "node"                      # package.json + package-lock.json, relative
@@ -136,10 +139,35 @@ class JvmSettings(BaseModel):
     )
 
 
+SDK_GLUE = Path(__file__).resolve().parent / "glue"
+"""Java glue shipped with the SDK, one folder per concern, for any adapter's ``[glue] sdk``."""
+
+
 class GlueSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    sources: str = Field(description="folder of Java sources, relative to the manifest")
+    sources: list[str] = Field(
+        min_length=1,
+        description="folder(s) of Java sources, relative to the manifest (a string: one folder)",
+    )
+    sdk: list[str] = Field(
+        default_factory=list,
+        description="SDK glue folders to compile with them (names in rsp_sdk/engine/glue/)",
+    )
+
+    @field_validator("sources", "sdk", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: object) -> object:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("sdk")
+    @classmethod
+    def _known_sdk_glue(cls, v: list[str]) -> list[str]:
+        known = sorted(p.name for p in SDK_GLUE.iterdir() if p.is_dir())
+        for name in v:
+            if name not in known:
+                raise ValueError(f"unknown SDK glue {name!r}; the SDK ships {', '.join(known)}")
+        return v
 
 
 class NpmSettings(BaseModel):
@@ -165,11 +193,14 @@ class Manifest(BaseModel):
     def name(self) -> str:
         return self.engine.name
 
-    def glue_dir(self) -> Path | None:
+    def glue_dirs(self) -> list[Path]:
+        """The folders javac compiles together: the adapter's, then the SDK glue it names."""
         if self.glue is None:
-            return None
+            return []
         base = self.path.parent if self.path else Path.cwd()
-        return (base / self.glue.sources).resolve()
+        return [(base / s).resolve() for s in self.glue.sources] + [
+            SDK_GLUE / name for name in self.glue.sdk
+        ]
 
     def npm_dir(self) -> Path | None:
         if self.npm is None:
@@ -504,15 +535,19 @@ class ProvisionCache:
 
     def compile_glue(self, manifest: Manifest) -> Path:
         """javac the adapter's glue against bridge + engine jars into the cache (once per hash)."""
-        src = manifest.glue_dir()
-        assert src is not None
-        sources = sorted(src.rglob("*.java"))
-        if not sources:
-            raise RspError(f"engine {manifest.name}: no Java sources in glue folder {src}")
-        cp = [*bridge_classpath(), *self.engine_classpath(manifest)]
+        folders = manifest.glue_dirs()
         h = hashlib.sha256()
-        for f in sources:
-            h.update(str(f.relative_to(src)).encode() + b"\0" + f.read_bytes() + b"\0")
+        sources: list[Path] = []
+        for index, folder in enumerate(folders):
+            found = sorted(folder.rglob("*.java"))
+            if not found:
+                raise RspError(f"engine {manifest.name}: no Java sources in glue folder {folder}")
+            for f in found:
+                rel = f"{index}/{f.relative_to(folder)}"
+                h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+            sources.extend(found)
+        src = ", ".join(str(f) for f in folders)
+        cp = [*bridge_classpath(), *self.engine_classpath(manifest)]
         for p in cp:
             h.update(str(p).encode() + b"\0")
             if p.is_file():

@@ -38,6 +38,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from rsp_sdk.engine.adapter import Adapter
@@ -128,8 +130,13 @@ class AdapterConformance:
 
     # ---- helpers -----------------------------------------------------------------------------
 
-    def batches(self, size: int | None = None) -> list[TripleBatch]:
+    def batches(self, size: int | None = None, *, shift_ms: int = 0) -> list[TripleBatch]:
+        """The scenario in batches; ``shift_ms`` moves it later in application time (to push it
+        again without going back in time, which application-time engines refuse)."""
         table = self.scenario.table()
+        if shift_ms:
+            times = pc.add(table.column("t_app_ms"), pa.scalar(shift_ms, pa.int64()))
+            table = table.set_column(table.schema.get_field_index("t_app_ms"), "t_app_ms", times)
         lines = pack_lines(table)
         return slice_batches(
             lines,
@@ -338,8 +345,11 @@ class AdapterConformance:
 
         def pusher() -> None:
             try:
-                for b in self.batches(self.scenario.triples) * 3:
-                    session.push(self.scenario.stream, b)
+                for k in range(3):
+                    for b in self.batches(
+                        self.scenario.triples, shift_ms=k * self.scenario.span_ms
+                    ):
+                        session.push(self.scenario.stream, b)
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)
 
