@@ -9,58 +9,21 @@ properties form: plain SPARQL over the window (the body of the hand-written C-SP
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
-from rsp_sdk.model.profile import R2S
 from rsp_sdk.model.query import QuerySpec, WindowSpec
+from rsp_sdk.query import load_query
 
 REPO = Path(__file__).resolve().parent.parent
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
 STREAM = "http://ex.org/streams/test"
 EXTRACTED = "dellaglio+csrbench-oracle-engines/extracted-queries"
-HAS_PARSER = importlib.util.find_spec("rsp_sdk.query") is not None
 
 
 def rspql(n: int) -> QuerySpec:
-    path = QUERIES / f"q{n}.rspql"
-    if HAS_PARSER:
-        from rsp_sdk.query import load_query
-
-        return load_query(path)
-    text = path.read_text()
-    prefixes = dict(re.findall(r"PREFIX\s+([\w-]*):\s*<([^>]*)>", text))
-
-    def iri(term: str) -> str:
-        head, _, tail = term.partition(":")
-        return term[1:-1] if term.startswith("<") else prefixes[head] + tail
-
-    m = re.search(r"FROM NAMED WINDOW (\S+) ON (\S+) \[RANGE PT(\d+)S STEP PT(\d+)S\]", text)
-    name = re.search(r"REGISTER RSTREAM (\S+) AS", text)
-    select = re.search(r"SELECT (.*)\n", text)
-    assert m and name and select, path
-    sparql = "\n".join(" " * len(x) if x.startswith("#") else x for x in text.split("\n"))
-    for clause in (name.group(0), m.group(0)):
-        sparql = sparql.replace(clause, " " * len(clause))
-    sparql = sparql.replace("WINDOW csrbench:w {", "GRAPH  csrbench:w {")
-    return QuerySpec(
-        name=iri(name.group(1)),
-        r2s=R2S.RSTREAM,
-        text=text,
-        sparql=sparql,
-        prefixes=prefixes,
-        variables=re.findall(r"\?(\w+)(?![^(]*\))", select.group(1))
-        or re.findall(r"AS \?(\w+)", select.group(1)),
-        windows=[
-            WindowSpec(
-                name=iri(m.group(1)),
-                stream=iri(m.group(2)),
-                range_ms=int(m.group(3)) * 1000,
-                step_ms=int(m.group(4)) * 1000,
-            )
-        ],
-    )
+    """Q``n`` of matrix/queries/csrbench, read by the RSP-QL parser."""
+    return load_query(QUERIES / f"q{n}.rspql")
 
 
 def plain(n: int, shared_data: Path) -> QuerySpec:

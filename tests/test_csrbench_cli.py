@@ -4,7 +4,6 @@ starts, and — where C-SPARQL is provisioned and the oracle is installed — Q1
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -26,9 +25,6 @@ from tests.conftest import run_rsp
 from tests.csrbench_queries import rspql
 from tests.fixtures.adapters import ToyPyAdapter
 from tests.real_engines import CSRBENCH_DATA, require
-
-HAS_ORACLE = importlib.util.find_spec("rsp_sdk.oracle") is not None
-HAS_PARSER = importlib.util.find_spec("rsp_sdk.query") is not None
 
 
 def test_engines_run_the_queries_with_their_own_r2s() -> None:
@@ -53,6 +49,10 @@ def test_t0_candidates_start_one_window_before_the_data() -> None:
     assert t0_candidates(csparql, rspql(1), 0) == list(range(0, 10_000, 1000))
     assert t0_candidates(csparql, rspql(1), 1500) == list(range(1000, 11_000, 1000))
     assert t0_candidates(CqelsAdapter.profile, rspql(5), 0) is None  # CSRBench's enumeration
+    # a profile counting in ms over a stream in seconds: candidates step by the stream's unit
+    ms = csparql.model_copy(update={"time_unit_ms": 1})
+    assert t0_candidates(ms, rspql(1), 0, stream_unit_ms=1000) == list(range(0, 10_000, 1000))
+    assert len(t0_candidates(ms, rspql(1), 0, stream_unit_ms=1) or []) == 10_000
 
 
 def test_help_and_input_errors(rsp_exe: list[str], tmp_path: Path) -> None:
@@ -77,7 +77,6 @@ def test_help_and_input_errors(rsp_exe: list[str], tmp_path: Path) -> None:
     assert nodata.returncode == 2 and "data folder is missing" in nodata.stderr
 
 
-@pytest.mark.skipif(not HAS_PARSER, reason="this build has no RSP-QL parser (rsp_sdk.query)")
 def test_queries_an_engine_cannot_run_are_recorded_unsupported(
     shared_data: Path, tmp_path: Path
 ) -> None:
@@ -109,9 +108,6 @@ def test_queries_an_engine_cannot_run_are_recorded_unsupported(
         )
 
 
-@pytest.mark.skipif(
-    not (HAS_ORACLE and HAS_PARSER), reason="this build has no oracle (rsp_sdk.oracle)"
-)
 def test_csparql_q1_and_q5_end_to_end(
     rsp_exe: list[str], shared_data: Path, tmp_path: Path
 ) -> None:

@@ -1,7 +1,7 @@
-"""CSRBench end to end, as a user runs it: import the data, `rsp run` an engine on an RSP-QL
-query from matrix/queries/csrbench, then `rsp oracle check` the run directory against the
-oracle under the adapter's declared profile. rsp-js runs for real in CI (Q1); ETALIS where its
-sources are provisioned. The verdicts recorded in docs/engines/*.md come from these commands.
+"""CSRBench end to end, as a user runs it: `rsp csrbench` (Q1–Q7, every query judged by the
+oracle under the adapter's declared profile), and the two-step path `rsp run` + `rsp oracle
+check` on a run directory. rsp-js runs for real in CI; ETALIS where its sources are provisioned.
+The verdicts recorded in docs/engines/*.md come from these commands.
 """
 
 from __future__ import annotations
@@ -68,18 +68,61 @@ def run_and_check(
     return result
 
 
-def test_rspjs_csrbench_q1_is_correct(
-    csrbench_stream: Path, rsp_exe: list[str], tmp_path: Path
+def csrbench(rsp_exe: list[str], engine: str, shared_data: Path, tmp: Path) -> dict[str, Any]:
+    proc = run_rsp(
+        rsp_exe,
+        "csrbench",
+        "-e",
+        engine,
+        "--data",
+        shared_data / "dellaglio+csrbench-oracle" / "data",
+        "-o",
+        tmp / f"csrbench-{engine}",
+        "--json",
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return {v["query"]: v for v in json.loads(proc.stdout)}
+
+
+def test_rspjs_answers_csrbench_q1_to_q7_correctly(
+    shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
     reason = rspjs_missing()
     if reason:
         pytest.skip(reason)
-    from rsp_adapter_rspjs import PROFILE
+    verdicts = csrbench(rsp_exe, "rspjs", shared_data, tmp_path)
+    got = {q: (v["state"], v["t0"], v["relations"]) for q, v in verdicts.items()}
+    # window-close Rstream without empty relations, windows from 0 in steps of STEP; Q7 lacks
+    # its last window (docs/engines/rspjs.md), which the contiguous-part rule accepts
+    assert got == {
+        "q1": ("correct", 0, 3),
+        "q2": ("correct", 0, 15),
+        "q3": ("correct", 0, 6),
+        "q4": ("correct", 0, 9),
+        "q5": ("correct", 0, 26),
+        "q6": ("correct", 0, 5),
+        "q7": ("correct", 0, 4),
+    }
 
-    result = run_and_check(rsp_exe, "rspjs", PROFILE, "q1", csrbench_stream, tmp_path)
-    # windows [10 s, 20 s), [20 s, 30 s) and — flushed by advance_time — [30 s, 40 s)
-    assert (result["events"], result["rows"]) == (3, 15)
-    assert result["correct"] is True and result["t0"] == 0, result
+
+def test_jtalis_answers_csrbench_as_documented(
+    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    reason = etalis_missing()
+    if reason:
+        pytest.skip(reason)
+    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path)
+    got = {q: (v["state"], v["t0"], v["relations"]) for q, v in verdicts.items()}
+    assert got == {
+        "q1": ("correct", 0, 15),
+        "q2": ("correct", 0, 15),
+        "q3": ("correct", 0, 12),
+        "q4": ("unsupported", None, 0),  # AVG: EP-SPARQL has no aggregates
+        "q5": ("correct", -4000, 15),
+        "q6": ("no output", 0, 0),  # the self-join never fires (docs/engines/jtalis.md)
+        "q7": ("unsupported", None, 0),  # a join of patterns sharing no variable
+    }
 
 
 def test_jtalis_csrbench_q1_is_correct(

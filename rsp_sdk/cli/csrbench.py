@@ -21,6 +21,7 @@ _DATA = "dellaglio+csrbench-oracle/data"
 COLOURS = {
     "correct": "green",
     "incorrect": "red",
+    "no output": "red",
     "unsupported": "yellow",
     "failed": "red",
     "not judged": "dim",

@@ -16,12 +16,18 @@ graph is rebound to the pushed stream's IRI, which the rendered ``FROM NAMED STR
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from rsp_adapter_sparqlstream.render import render_sparqlstream
-from rsp_sdk.engine import BaseAdapter, Capabilities, Feature
+from rsp_sdk.engine import BaseAdapter, Capabilities, EngineSession, Feature, ProvisionCache
+from rsp_sdk.engine.session import Timeouts
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.runtime.base import Runtime
 
 HERE = Path(__file__).resolve().parent
 
@@ -65,3 +71,32 @@ class SparqlStreamAdapter(BaseAdapter):
 
     def render(self, query: QuerySpec) -> str:
         return render_sparqlstream(query)
+
+    def open(
+        self,
+        runtime: Runtime,
+        workdir: Path,
+        *,
+        config: Mapping[str, Any] | None = None,
+        timeouts: Timeouts | None = None,
+        log_dir: Path | None = None,
+        cache: ProvisionCache | None = None,
+    ) -> EngineSession:
+        """Open with the mapping copied into the work dir: the engine reads it by path, and the
+        work dir is the one place every runtime (a container too) sees at the same path; the
+        run directory then also keeps the mapping the run used."""
+        cfg = dict(config or {})
+        mapping = cfg.get("mapping")
+        if isinstance(mapping, str):
+            source = Path(mapping)
+            if not source.is_file():
+                raise InputError(
+                    "file not found", path=source, expected="an R2RML mapping (Turtle)"
+                )
+            workdir.mkdir(parents=True, exist_ok=True)
+            target = workdir.resolve() / f"mapping-{source.name}"
+            shutil.copyfile(source, target)
+            cfg["mapping"] = str(target)
+        return super().open(
+            runtime, workdir, config=cfg, timeouts=timeouts, log_dir=log_dir, cache=cache
+        )
