@@ -8,11 +8,14 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.query.sparqltext import (
     SparqlShapeError,
     duration,
+    is_absolute_iri,
+    matching_brace,
     only_triples,
     parse_select,
     split_group,
     tokens,
     variables,
+    where_group_offset,
     window_named,
     without_comments,
 )
@@ -88,3 +91,16 @@ def test_duration_picks_the_largest_unit() -> None:
     assert duration(120_000, units=("m", "s")) == "2m"
     with pytest.raises(ValueError, match="cannot be written"):
         duration(1500, units=("s",))
+
+
+def test_where_group_and_braces_skip_strings_iris_comments_and_subselect_parens() -> None:
+    text = 'SELECT (COUNT(*) AS ?c) # { not here\nWHERE { ?s <http://x/y> "}{" . { ?a ?b ?c } }'
+    brace = where_group_offset(text)
+    assert text[brace] == "{" and text[:brace].rstrip().endswith("WHERE")
+    assert matching_brace(text, brace) == len(text) - 1
+    assert where_group_offset("SELECT * ") == -1 and matching_brace("{ {", 0) == -1
+
+
+def test_absolute_iris() -> None:
+    assert is_absolute_iri("http://ex.org/s") and is_absolute_iri("urn:x")
+    assert not is_absolute_iri("w") and not is_absolute_iri("http://ex.org/a b")

@@ -32,12 +32,15 @@ __all__ = [
     "Token",
     "duration",
     "expand",
+    "is_absolute_iri",
+    "matching_brace",
     "only_triples",
     "parse_select",
     "split_group",
     "squash",
     "tokens",
     "variables",
+    "where_group_offset",
     "window_named",
     "without_comments",
 ]
@@ -97,6 +100,44 @@ def without_comments(text: str) -> str:
             out.append(tok.text)
             pos = tok.end
     return "".join(out)
+
+
+_IRIREF = re.compile(r'<[^<>"{}|^`\\\x00-\x20]*>')
+
+
+def is_absolute_iri(iri: str) -> bool:
+    """Whether ``iri`` can stand as ``<iri>`` in any dialect: IRIREF characters, a scheme."""
+    return ":" in iri and _IRIREF.fullmatch(f"<{iri}>") is not None
+
+
+def where_group_offset(text: str) -> int:
+    """Offset of the top-level WHERE group's ``{``: the first ``{`` outside parentheses (so not
+    one of a sub-select in the SELECT clause), skipping IRIs, strings and comments; -1 if none."""
+    depth = 0
+    for tok in lexer.tokens(text):
+        if tok.text == "(":
+            depth += 1
+        elif tok.text == ")":
+            depth -= 1
+        elif tok.text == "{" and depth == 0:
+            return tok.start
+    return -1
+
+
+def matching_brace(text: str, open_at: int) -> int:
+    """Offset of the ``}`` closing the ``{`` at ``open_at`` (strings/IRIs/comments skipped), or
+    -1 when it is never closed."""
+    depth = 0
+    for tok in lexer.tokens(text):
+        if tok.start < open_at:
+            continue
+        if tok.text == "{":
+            depth += 1
+        elif tok.text == "}":
+            depth -= 1
+            if depth == 0:
+                return tok.start
+    return -1
 
 
 def squash(text: str) -> str:

@@ -24,12 +24,8 @@ import re
 
 from rsp_sdk.engine import UnsupportedQuery
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.query.sparqltext import is_absolute_iri, where_group_offset
 
-_IRIREF = re.compile(r'<[^<>"{}|^`\\\x00-\x20]*>')
-_STRING = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
-    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
-)
 _WHERE_BEFORE = re.compile(r"WHERE\s*$", re.IGNORECASE)
 
 
@@ -40,39 +36,9 @@ class RenderError(UnsupportedQuery):
         super().__init__("rspjs", query, frozenset(), reason=message)
 
 
-def _where_group_offset(sparql: str) -> int:
-    """Offset of the top-level WHERE group's ``{`` (first ``{`` outside parentheses, skipping
-    IRIs, strings and comments), or -1."""
-    i, depth, n = 0, 0, len(sparql)
-    while i < n:
-        ch = sparql[i]
-        if ch == "#":
-            nl = sparql.find("\n", i)
-            i = n if nl < 0 else nl + 1
-            continue
-        if ch == "<":
-            m = _IRIREF.match(sparql, i)
-            if m:
-                i = m.end()
-                continue
-        if ch in "\"'":
-            m = _STRING.match(sparql, i)
-            if m:
-                i = m.end()
-                continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "{" and depth == 0:
-            return i
-        i += 1
-    return -1
-
-
 def _with_dataset(sparql: str, clauses: list[str]) -> str:
     """``sparql`` with dataset clauses inserted before its WHERE group, one per line."""
-    brace = _where_group_offset(sparql)
+    brace = where_group_offset(sparql)
     if brace < 0:
         raise RenderError("the query has no WHERE { … } group")
     m = _WHERE_BEFORE.search(sparql, 0, brace)
@@ -81,7 +47,7 @@ def _with_dataset(sparql: str, clauses: list[str]) -> str:
 
 
 def _check_iri(iri: str, what: str) -> str:
-    if not _IRIREF.fullmatch(f"<{iri}>") or ":" not in iri:
+    if not is_absolute_iri(iri):
         raise RenderError(f"rsp-js needs an absolute IRI for the {what}, got {iri!r}")
     return iri
 
@@ -133,6 +99,6 @@ def _uses_window_graphs(spec: QuerySpec) -> bool:
 
 
 def _query_iri(name: str) -> str:
-    if ":" in name and _IRIREF.fullmatch(f"<{name}>"):
+    if is_absolute_iri(name):
         return name
     return "urn:rsp-sdk:query:" + re.sub(r'[<>"{}|^`\\\x00-\x20]', "_", name)

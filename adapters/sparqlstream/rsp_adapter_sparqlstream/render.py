@@ -28,12 +28,8 @@ import re
 from rsp_sdk.engine import UnsupportedQuery
 from rsp_sdk.model.profile import R2S
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.query.sparqltext import is_absolute_iri, matching_brace, tokens, where_group_offset
 
-_IRIREF = re.compile(r'<[^<>"{}|^`\\\x00-\x20]*>')
-_STRING = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
-    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
-)
 _WHERE_BEFORE = re.compile(r"WHERE\s*$", re.IGNORECASE)
 
 
@@ -42,60 +38,6 @@ class RenderError(UnsupportedQuery):
 
     def __init__(self, message: str, query: str = "") -> None:
         super().__init__("sparqlstream", query, frozenset(), reason=message)
-
-
-def _skip(text: str, i: int) -> int:
-    """End of the comment, IRI or string starting at ``i`` (``i`` itself when none does)."""
-    ch = text[i]
-    if ch == "#":
-        nl = text.find("\n", i)
-        return len(text) if nl < 0 else nl + 1
-    if ch == "<":
-        m = _IRIREF.match(text, i)
-        if m:
-            return m.end()
-    if ch in "\"'":
-        m = _STRING.match(text, i)
-        if m:
-            return m.end()
-    return i
-
-
-def _where_group_offset(sparql: str) -> int:
-    """Offset of the top-level WHERE group's ``{`` (first ``{`` outside parentheses), or -1."""
-    i, depth, n = 0, 0, len(sparql)
-    while i < n:
-        j = _skip(sparql, i)
-        if j != i:
-            i = j
-            continue
-        ch = sparql[i]
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "{" and depth == 0:
-            return i
-        i += 1
-    return -1
-
-
-def _matching_brace(text: str, open_at: int) -> int:
-    """Offset of the ``}`` closing the ``{`` at ``open_at``, or -1."""
-    depth, i, n = 0, open_at, len(text)
-    while i < n:
-        j = _skip(text, i)
-        if j != i:
-            i = j
-            continue
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
 
 
 def _spellings(spec: QuerySpec, iri: str) -> list[str]:
@@ -118,7 +60,7 @@ def _unwrap_graph(sparql: str, spellings: list[str]) -> str:
         m = pattern.search(sparql)
         if m is None:
             return sparql
-        close = _matching_brace(sparql, m.end() - 1)
+        close = matching_brace(sparql, m.end() - 1)
         if close < 0:
             raise RenderError(f"unbalanced braces in the GRAPH {spellings[0]} block")
         sparql = sparql[: m.start()] + sparql[m.end() : close] + sparql[close + 1 :]
@@ -150,14 +92,14 @@ def render_sparqlstream(spec: QuerySpec) -> str:
             spec.name,
         )
     w = spec.windows[0]
-    if not _IRIREF.fullmatch(f"<{w.stream}>") or ":" not in w.stream:
+    if not is_absolute_iri(w.stream):
         raise RenderError(f"SPARQLstream needs an absolute stream IRI, got {w.stream!r}")
     body = _unwrap_graph(spec.sparql, _spellings(spec, w.name))
     # comment lines (the query file's header) are not part of the query
     body = "\n".join(ln for ln in body.splitlines() if not ln.lstrip().startswith("#"))
     if re.search(r"\bGRAPH\b", _strip_literals(body), re.IGNORECASE):
         raise RenderError("SPARQLstream has no named graphs besides the stream window", spec.name)
-    brace = _where_group_offset(body)
+    brace = where_group_offset(body)
     if brace < 0:
         raise RenderError("the query has no WHERE { … } group", spec.name)
     m = _WHERE_BEFORE.search(body, 0, brace)
@@ -171,14 +113,5 @@ def render_sparqlstream(spec: QuerySpec) -> str:
 
 
 def _strip_literals(text: str) -> str:
-    """``text`` with comments, IRIs and strings blanked (keyword search outside them)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        j = _skip(text, i)
-        if j != i:
-            out.append(" ")
-            i = j
-            continue
-        out.append(text[i])
-        i += 1
-    return "".join(out)
+    """``text``'s tokens with IRIs and strings blanked, comments dropped (keyword search)."""
+    return " ".join(" " if tok.kind in ("iri", "string") else tok.text for tok in tokens(text))
