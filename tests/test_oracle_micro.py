@@ -249,3 +249,14 @@ def test_static_data_joins_window_content(spark: Any, evaluator: str, tmp_path: 
     # without the static data nobody is in a kitchen: empty relations
     out = expected(stream, q, prof, t0s=[0], spark=spark, evaluator=evaluator)
     assert [(r[0], r[4]) for r in relations(out, 0)] == [(2000, set()), (4000, set())]
+
+
+def test_a_hand_built_spec_without_variables_projects_the_select_clause(spark: Any) -> None:
+    """A QuerySpec made in code may leave ``variables`` empty: the SELECT clause decides."""
+    from rsp_sdk.query import load_query
+
+    spec = load_query(query("?a ?b ?r", PAIRS, "PT2S", "PT2S"))
+    bare = spec.model_copy(update={"variables": []})
+    prof = profile(RP.WINDOW_CLOSE, RP.NON_EMPTY_CONTENT, r2s="rstream")
+    out = expected(rooms(STREAM_A), bare, prof, t0s=[0], spark=spark)
+    assert relations(out, 0)[0] == (2000, 0, 2000, 3, TOGETHER_R1)

@@ -73,6 +73,10 @@ def plan_job(
     prof = load_profile(profile)
     table, unit = _stream(stream)
     parsed = parse_select(spec.sparql, path=spec.source, base_iri=spec.base_iri)
+    if not spec.variables and parsed.variables:
+        # a QuerySpec built by hand may leave the projection to the SPARQL text; without this
+        # every binding would project to nothing
+        spec = spec.model_copy(update={"variables": parsed.variables})
     times = table.column("t_app_ms")
     t_min = int(pa.compute.min(times).as_py()) if table.num_rows else 0
     candidates = (
