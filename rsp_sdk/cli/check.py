@@ -24,7 +24,6 @@ from rsp_sdk.compare.yabench import Gracious
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.oracle import expected
 from rsp_sdk.query import load_query
 from rsp_sdk.streams.io import read_static, read_stream
 from rsp_sdk.util.atomic import atomic_path
@@ -39,6 +38,8 @@ def _expected(
     stream: Path, query: QuerySpec, profile: Profile, t0s: list[int] | None, static: list[Path]
 ) -> pa.Table:
     """The expected output of every candidate t0 (one Spark job)."""
+    from rsp_sdk.oracle import expected  # Spark and the evaluators: only when judging
+
     return expected(stream, query, profile, t0s=t0s, static=tuple(static))
 
 
