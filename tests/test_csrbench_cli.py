@@ -75,6 +75,19 @@ def test_help_and_input_errors(rsp_exe: list[str], tmp_path: Path) -> None:
         check=False,
     )
     assert nodata.returncode == 2 and "data folder is missing" in nodata.stderr
+    for config, says in (("@" + str(tmp_path / "no.json"), "no.json"), ("[1]", "JSON object")):
+        bad_config = run_rsp(
+            rsp_exe,
+            "csrbench",
+            "-e",
+            "rspjs",
+            "--engine-config",
+            config,
+            "-o",
+            tmp_path / "o",
+            check=False,
+        )
+        assert bad_config.returncode == 2 and says in bad_config.stderr, bad_config.stderr
 
 
 def test_queries_an_engine_cannot_run_are_recorded_unsupported(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
+
+from rsp_sdk.errors import InputError
 
 console = Console()
 
@@ -15,3 +18,27 @@ def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Print machine-readable JSON on stdout (nothing else is printed in --json mode)."""
     data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     print(json.dumps(data, indent=2, sort_keys=False, default=str))
+
+
+def parse_engine_config(text: str | None) -> dict[str, Any]:
+    """``--engine-config``: a JSON object, inline or ``@file.json`` (every command's one parser)."""
+    if not text:
+        return {}
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise InputError(
+                "file not found", path=path, expected="a JSON object (--engine-config)"
+            )
+        raw = path.read_text()
+    else:
+        raw = text
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"--engine-config is not JSON: {exc}", text=raw, expected="a JSON object or @file.json"
+        ) from None
+    if not isinstance(value, dict):
+        raise InputError("--engine-config must be a JSON object", text=raw)
+    return value

@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.cli.run import _engine_config  # one parser for every --engine-config
+from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
 from rsp_sdk.errors import InputError
 
@@ -77,7 +76,7 @@ def csrbench(
         query_dir=queries or default_query_dir(),
         data_dir=data or _default_data(),
         output=output,
-        engine_config=_engine_config(engine_config),
+        engine_config=parse_engine_config(engine_config),
         judge=judge,
         force=force,
     )

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.engine.session import Timeouts
-from rsp_sdk.errors import InputError
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
 from rsp_sdk.run.runner import RunRequest, RunSummary, run
 from rsp_sdk.runtime.base import ResourceLimits
-
-
-def _engine_config(text: str | None) -> dict[str, Any]:
-    if not text:
-        return {}
-    raw = Path(text[1:]).read_text() if text.startswith("@") else text
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"--engine-config is not JSON: {exc}", text=raw, expected="a JSON object or @file.json"
-        ) from None
-    if not isinstance(value, dict):
-        raise InputError("--engine-config must be a JSON object", text=raw)
-    return value
 
 
 def run_command(
@@ -90,7 +73,7 @@ def run_command(
             batch_size=batch_size,
             warmup_rate=warmup_rate,
         ),
-        engine_config=_engine_config(engine_config),
+        engine_config=parse_engine_config(engine_config),
         timeouts=Timeouts(push=push_timeout, verb=verb_timeout, poll=verb_timeout),
         limits=ResourceLimits(memory=memory.lower() if memory else None, cpus=cpus),
         sample_interval_s=sample_interval,
