@@ -198,23 +198,17 @@ def test_engine_dies_with_its_parent(combo: tuple[str, str, Any], tmp_path: Path
 def test_rsp_run_reports_engine_crash(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None:
     """`rsp run` with a crashing engine: exit 1, status.json failed with the engine's words,
     results until then kept, engine gone."""
-    from tests.test_run import prepare_inputs, rsp_env, run_rsp_env
+    from tests.test_run import prepare_inputs, rsp_run
 
     stream, query = prepare_inputs(tmp_path)
     out = tmp_path / "run"
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        rsp_env(toy_cache),
-        "run",
-        "-e",
+        toy_cache,
         "toy-java",
-        "-r",
         "py4j",
-        "-q",
         query,
-        "-s",
         stream,
-        "-o",
         out,
         "--rate",
         "40000",

@@ -51,6 +51,35 @@ def run_rsp_env(
     )
 
 
+def rsp_run(
+    rsp_exe: list[str],
+    cache: Any,
+    engine: str,
+    runtime: str,
+    query: Any,
+    stream: Any,
+    output: Any,
+    *extra: Any,
+) -> subprocess.CompletedProcess[str]:
+    """``rsp run`` on a fixture engine, with the fixture cache and adapters in the environment."""
+    return run_rsp_env(
+        rsp_exe,
+        rsp_env(cache),
+        "run",
+        "-e",
+        engine,
+        "-r",
+        runtime,
+        "-q",
+        query,
+        "-s",
+        stream,
+        "-o",
+        output,
+        *extra,
+    )
+
+
 def expected_rows(sc: Scenario) -> dict[int, set[tuple[str, str]]]:
     """What a window-close, tumbling 1 s, Rstream engine must give for the default query."""
     t = sc.table()
@@ -79,19 +108,13 @@ def test_rsp_run_records_everything(
     skip_if_unavailable(runtime)
     stream, query = prepare_inputs(tmp_path)
     out = tmp_path / "run"
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        rsp_env(toy_cache),
-        "run",
-        "-e",
+        toy_cache,
         engine,
-        "-r",
         runtime,
-        "-q",
         query,
-        "-s",
         stream,
-        "-o",
         out,
         "--rate",
         "20000",
@@ -219,54 +242,35 @@ def test_rsp_run_bad_input(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -
     stream, _ = prepare_inputs(tmp_path)
     bad = tmp_path / "bad.json"
     bad.write_text('{"name": "q"')
-    env = rsp_env(toy_cache)
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        env,
-        "run",
-        "-e",
+        toy_cache,
         "toy-py",
-        "-r",
         "subprocess",
-        "-q",
         tmp_path / "missing.json",
-        "-s",
         stream,
-        "-o",
         tmp_path / "r1",
     )
     assert proc.returncode == 2 and "query file not found" in proc.stderr
     assert "Traceback" not in proc.stderr
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        env,
-        "run",
-        "-e",
+        toy_cache,
         "nope",
-        "-r",
         "subprocess",
-        "-q",
         bad,
-        "-s",
         stream,
-        "-o",
         tmp_path / "r2",
     )
     assert proc.returncode == 2 and "unknown engine 'nope'" in proc.stderr
     assert "toy-java" in proc.stderr
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        env,
-        "run",
-        "-e",
+        toy_cache,
         "toy-java",
-        "-r",
         "subprocess",
-        "-q",
         bad,
-        "-s",
         stream,
-        "-o",
         tmp_path / "r3",
         "--raw",
     )
@@ -283,19 +287,13 @@ def test_rsp_run_unsupported_query_is_refused(
     q = tmp_path / "optional.json"
     q.write_text(spec.model_dump_json())
     out = tmp_path / "run"
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        rsp_env(toy_cache),
-        "run",
-        "-e",
+        toy_cache,
         "toy-py",
-        "-r",
         "subprocess",
-        "-q",
         q,
-        "-s",
         stream,
-        "-o",
         out,
         "--json",
     )
@@ -312,21 +310,15 @@ def test_rsp_run_raw_dialect_query(toy_cache: Any, tmp_path: Path, rsp_exe: list
         f"SELECT (COUNT(*) AS ?n) FROM <{SC.stream}> WHERE {{ ?s ?p ?o }} WINDOW 2000 STEP 2000"
     )
     out = tmp_path / "run"
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        rsp_env(toy_cache),
-        "run",
-        "-e",
+        toy_cache,
         "toy-java",
-        "-r",
         "jpype",
-        "-q",
         q,
-        "--raw",
-        "-s",
         stream,
-        "-o",
         out,
+        "--raw",
         "--mode",
         "afap",
         "--flush-ms",
@@ -355,19 +347,13 @@ def test_rsp_run_with_warmup(toy_cache: Any, tmp_path: Path, rsp_exe: list[str])
     warm = tmp_path / "warm.parquet"
     write_stream(t, warm, StreamMeta(producer="test", streams=[warm_sc.stream]))
     out = tmp_path / "run"
-    proc = run_rsp_env(
+    proc = rsp_run(
         rsp_exe,
-        rsp_env(toy_cache),
-        "run",
-        "-e",
+        toy_cache,
         "toy-py",
-        "-r",
         "subprocess",
-        "-q",
         query,
-        "-s",
         stream,
-        "-o",
         out,
         "--rate",
         "40000",

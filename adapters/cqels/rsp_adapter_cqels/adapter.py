@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rsp_adapter_cqels.render import render_cqels
 from rsp_sdk.engine import BaseAdapter, Capabilities, Feature
-from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.profile import load_profile
 from rsp_sdk.model.query import QuerySpec
 
 HERE = Path(__file__).resolve().parent
@@ -25,15 +25,7 @@ HERE = Path(__file__).resolve().parent
 # CSRBench's CQELS profile, which the engine shows: every arriving triple that completes new
 # solutions reports them at once (content change, tuple-driven), only the new ones (Istream),
 # never an empty relation; windows run on the wall clock (System.nanoTime at arrival).
-CQELS_PROFILE = Profile(
-    name="cqels-1.x",
-    report=frozenset({ReportPolicy.CONTENT_CHANGE, ReportPolicy.NON_EMPTY_CONTENT}),
-    tick=Tick.TUPLE_DRIVEN,
-    r2s=R2S.ISTREAM,
-    emits_empty_relations=False,
-    time_unit_ms=100,
-    t0=T0Policy(span="window"),
-)
+CQELS_PROFILE = load_profile("cqels").model_copy(update={"name": "cqels-1.x"})
 
 # A stream block holds triple patterns only, and the engine ignores DISTINCT, ORDER BY and LIMIT
 # (each Mapping is reported as it is made), rejects property paths and has no application time.

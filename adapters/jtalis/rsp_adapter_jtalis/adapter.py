@@ -18,7 +18,7 @@ from pathlib import Path
 from rsp_adapter_jtalis.render import render_ep_sparql
 from rsp_sdk.engine import BaseAdapter, Capabilities, Feature, MissingArtifact, ProvisionCache
 from rsp_sdk.errors import RspError
-from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
+from rsp_sdk.model.profile import load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.runtime.base import DriverSpec, ProcessDriver
 
@@ -27,21 +27,8 @@ HERE = Path(__file__).resolve().parent
 # ETALIS derives a complex event the moment its last input event arrives (eager, tuple-driven)
 # and reports each derivation once: a report holds the solutions completed by one input event.
 # Nothing is reported when nothing completes, and time alone never triggers anything.
-# Validated from a mapping: ``event_driven`` and ``description`` are fields of the oracle's
-# Profile; an SDK without them ignores them (and then judges by plain content change).
-PROFILE = Profile.model_validate(
-    {
-        "name": "jtalis",
-        "description": "ETALIS/EP-SPARQL: eager, event-driven content change, tuple-driven, "
-        "Rstream of the solutions each input event completes, no empty relations",
-        "report": frozenset({ReportPolicy.CONTENT_CHANGE, ReportPolicy.NON_EMPTY_CONTENT}),
-        "tick": Tick.TUPLE_DRIVEN,
-        "r2s": R2S.RSTREAM,
-        "emits_empty_relations": False,
-        "time_unit_ms": 1,
-        "event_driven": True,
-    }
-)
+# That is the built-in ``jtalis`` profile (rsp profiles show jtalis), the one the oracle knows.
+PROFILE = load_profile("jtalis")
 
 # What the EP-SPARQL rendering of RSP-QL can carry, established by running ETALIS (see
 # docs/engines/jtalis.md): joins (AND), numeric FILTERs with &&, UNION of single patterns (OR),

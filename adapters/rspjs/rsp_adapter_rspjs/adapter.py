@@ -28,19 +28,16 @@ DRIVER_JS = HERE / "node" / "driver.js"
 # emits nothing; every evaluation is the whole result (Rstream, whatever REGISTER says). Windows
 # open at multiples of STEP counted from 0 (its windows' start_time), so t0 = 0 for the first
 # window when RANGE is a multiple of STEP.
-PROFILE = Profile.model_validate(
-    {
-        "name": "rspjs",
-        # a field of the oracle's Profile; an SDK without it ignores it
-        "description": "rsp-js 1.3.5: window close (on the next later element) + non-empty "
-        "content, time-driven, Rstream, no empty relations, windows aligned to STEP from 0",
-        "report": frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
-        "tick": Tick.TIME_DRIVEN,
-        "r2s": R2S.RSTREAM,
-        "emits_empty_relations": False,
-        "time_unit_ms": 1,
-        "t0": T0Policy(first_ms=0, span="slide"),
-    }
+PROFILE = Profile(
+    name="rspjs",
+    description="rsp-js 1.3.5: window close (on the next later element) + non-empty "
+    "content, time-driven, Rstream, no empty relations, windows aligned to STEP from 0",
+    report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+    tick=Tick.TIME_DRIVEN,
+    r2s=R2S.RSTREAM,
+    emits_empty_relations=False,
+    time_unit_ms=1,
+    t0=T0Policy(first_ms=0, span="slide"),
 )
 
 # Comunica evaluates the SPARQL 1.1 body; the limits are rsp-js's own: SELECT only, Rstream only,
