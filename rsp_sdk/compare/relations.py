@@ -38,32 +38,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.errors import InputError
-from rsp_sdk.model.terms import RDF_LANG_STRING, XSD, XSD_STRING
+from rsp_sdk.model.terms import (
+    RDF_LANG_STRING,
+    XSD,
+    XSD_DECIMAL,
+    XSD_INTEGER_TYPES,
+    XSD_NUMERIC_TYPES,
+    XSD_STRING,
+)
 
 # A canonical, hashable form of one RDF term (see term_key) and of one binding.
 TermKey = tuple[Any, ...]
 BindingKey = tuple[tuple[str, TermKey], ...]
 
-_INTEGER_TYPES = frozenset(
-    XSD + name
-    for name in (
-        "integer",
-        "long",
-        "int",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "nonPositiveInteger",
-        "negativeInteger",
-        "unsignedLong",
-        "unsignedInt",
-        "unsignedShort",
-        "unsignedByte",
-    )
-)
-_DECIMAL = XSD + "decimal"
-_FLOAT_TYPES = frozenset((XSD + "double", XSD + "float"))
 _BOOLEAN = XSD + "boolean"
 
 
@@ -75,9 +62,9 @@ def _numeric_value(lexical: str, datatype: str) -> int | float | None:
     """
     text = lexical.strip()
     try:
-        if datatype in _INTEGER_TYPES:
+        if datatype in XSD_INTEGER_TYPES:
             return int(text)
-        if datatype == _DECIMAL:
+        if datatype == XSD_DECIMAL:
             dec = Decimal(text)
             if not dec.is_finite():
                 return None
@@ -108,7 +95,7 @@ def term_key(term: Mapping[str, Any]) -> TermKey:
         return ("L", value, str(lang or "").lower())
     if datatype is None or datatype == XSD_STRING:
         return ("s", value)
-    if datatype in _INTEGER_TYPES or datatype == _DECIMAL or datatype in _FLOAT_TYPES:
+    if datatype in XSD_NUMERIC_TYPES:
         number = _numeric_value(value, datatype)
         if number is not None:
             # NaN is not equal to itself as a float; give it one stable key.

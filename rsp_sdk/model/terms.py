@@ -15,6 +15,30 @@ import pyoxigraph as ox
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 XSD_STRING = XSD + "string"
+# The datatypes SPARQL's numeric operators accept (XPath's numeric type hierarchy): every
+# integer-derived type, then decimal, float and double. One list for the comparison, the oracle's
+# SQL compiler and adapters that type their engine's numbers.
+XSD_INTEGER_TYPES = frozenset(
+    XSD + name
+    for name in (
+        "integer",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    )
+)
+XSD_DECIMAL = XSD + "decimal"
+XSD_FLOAT_TYPES = frozenset((XSD + "float", XSD + "double"))
+XSD_NUMERIC_TYPES = XSD_INTEGER_TYPES | {XSD_DECIMAL} | XSD_FLOAT_TYPES
 RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
 TermKind = TypingLiteral["iri", "bnode", "literal"]

@@ -33,25 +33,8 @@ from typing import Any
 
 from rsp_sdk.engine import Feature, UnsupportedQuery
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.model.terms import XSD, XSD_NUMERIC_TYPES
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-NUMERIC = {
-    XSD + t
-    for t in (
-        "integer",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "decimal",
-        "double",
-        "float",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "nonPositiveInteger",
-        "negativeInteger",
-    )
-}
 _RELATIONAL = {"<": "<", ">": ">", "<=": "<=", ">=": ">=", "!=": "!="}
 
 
@@ -108,7 +91,7 @@ class _Renderer:
             return f"<{text}>"
         if isinstance(node, Literal):
             dt = str(node.datatype) if node.datatype else None
-            if dt in NUMERIC:
+            if dt in XSD_NUMERIC_TYPES:
                 if in_pattern:
                     var = self.new_var()
                     self.out.conditions.append(self.numeric_eq(var, self.number(node)))

@@ -33,29 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from rsp_sdk.model.terms import split_literal
+from rsp_sdk.model.terms import XSD, XSD_INTEGER_TYPES, XSD_NUMERIC_TYPES, split_literal
 
 DRIVER_PL = Path(__file__).resolve().parent / "driver.pl"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-INTEGER_TYPES = {
-    XSD + t
-    for t in (
-        "integer",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "nonPositiveInteger",
-        "positiveInteger",
-        "negativeInteger",
-        "unsignedLong",
-        "unsignedInt",
-        "unsignedShort",
-        "unsignedByte",
-    )
-}
-FLOAT_TYPES = {XSD + "double", XSD + "float", XSD + "decimal"}
 POLICIES = ("recent", "chronological", "unrestricted", "recent_2", "chronological_2")
 
 
@@ -78,7 +58,7 @@ def quote_atom(text: str) -> str:
 def prolog_number(lexical: str, datatype: str) -> str | None:
     """Prolog syntax for a numeric literal, or None when the lexical form is not a number."""
     try:
-        if datatype in INTEGER_TYPES:
+        if datatype in XSD_INTEGER_TYPES:
             return str(int(lexical.strip()))
         value = float(lexical.strip())
     except ValueError:
@@ -101,7 +81,7 @@ def prolog_term(term: str) -> str:
     lexical, datatype, lang = split_literal(term)
     if lang:
         return f"literal(lang({quote_atom(lang)},{quote_atom(lexical)}))"
-    if datatype and (datatype in INTEGER_TYPES or datatype in FLOAT_TYPES):
+    if datatype in XSD_NUMERIC_TYPES:
         number = prolog_number(lexical, datatype)
         if number is not None:
             return number

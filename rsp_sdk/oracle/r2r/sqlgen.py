@@ -36,6 +36,7 @@ from typing import Any
 
 from rdflib.term import Literal, URIRef, Variable
 
+from rsp_sdk.model.terms import XSD, XSD_INTEGER_TYPES
 from rsp_sdk.oracle.r2r.fragment import (
     ANY_WINDOW,
     STATIC,
@@ -47,25 +48,7 @@ from rsp_sdk.oracle.r2r.fragment import (
     term_nt,
 )
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-INTEGER_TYPES = [
-    XSD + t
-    for t in (
-        "integer",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "negativeInteger",
-        "nonPositiveInteger",
-        "unsignedLong",
-        "unsignedInt",
-        "unsignedShort",
-        "unsignedByte",
-    )
-]
+INTEGER_TYPES = sorted(XSD_INTEGER_TYPES)
 _RANK_OF = {
     **{t: 0 for t in INTEGER_TYPES},
     XSD + "decimal": 1,
