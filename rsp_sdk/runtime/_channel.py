@@ -11,6 +11,7 @@ import contextlib
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 
 from rsp_sdk.runtime._process import crashed, kill_tree, log_tail
 from rsp_sdk.runtime.base import EngineCrashed, EngineError, EngineTimeout
@@ -20,6 +21,7 @@ class HostChannel:
     """Base of the concrete channels: owns ``proc`` (the host) and its log."""
 
     runtime_name = "?"
+    close_grace_s = 2.0  # how long the host may take to exit by itself after "close"
 
     def __init__(self, proc: subprocess.Popen[bytes], log_path: Path) -> None:
         self.proc = proc
@@ -84,3 +86,22 @@ class HostChannel:
                 with contextlib.suppress(OSError):
                     self.proc.stdin.close()
             kill_tree(self.proc, grace=grace)
+
+    def close(self, *, timeout: float = 10.0) -> None:
+        """Ask the driver to close the engine, then stop the host; a failed "close" is raised
+        after the host is gone, so nothing is left running either way."""
+        if self._closed:
+            return
+        error: EngineError | None = None
+        if self._dead is None and self.proc.poll() is None:
+            try:
+                self.call("close", timeout=timeout)
+            except EngineError as exc:
+                error = exc
+        self._shutdown(grace=self.close_grace_s)
+        if error is not None:
+            raise error
+
+    def call(self, verb: str, *args: Any, timeout: float | None = None) -> Any:
+        """One request to the driver; each channel carries it its own way (abstract)."""
+        raise NotImplementedError

@@ -131,19 +131,6 @@ class JPypeChannel(HostChannel):
             with contextlib.suppress(BufferError):
                 self._segment.close()
 
-    def close(self, *, timeout: float = 10.0) -> None:
-        if self._closed:
-            return
-        error: EngineError | None = None
-        if self._dead is None and self.proc.poll() is None:
-            try:
-                self._request("close", [], timeout=timeout)
-            except EngineError as exc:
-                error = exc
-        self._shutdown(grace=2.0)
-        if error is not None:
-            raise error
-
 
 class JPypeRuntime:
     """Carries ``JvmDriver`` specs in a fresh JPype worker process per launch."""

@@ -121,6 +121,7 @@ class DataLane:
 
 class Py4JChannel(HostChannel):
     runtime_name = "py4j"
+    close_grace_s = 3.0
 
     def __init__(self, proc: Any, log_path: Path, gateway: Any, data: DataLane) -> None:
         super().__init__(proc, log_path)
@@ -205,19 +206,6 @@ class Py4JChannel(HostChannel):
             self.gateway.close(keep_callback_server=False, close_callback_server_connections=True)
         self._control_pool.shutdown(wait=False, cancel_futures=True)
         self._stats_pool.shutdown(wait=False, cancel_futures=True)
-
-    def close(self, *, timeout: float = 10.0) -> None:
-        if self._closed:
-            return
-        error: EngineError | None = None
-        if self._dead is None and self.proc.poll() is None:
-            try:
-                self.call("close", timeout=timeout)
-            except EngineError as exc:
-                error = exc
-        self._shutdown(grace=3.0)
-        if error is not None:
-            raise error
 
 
 class Py4JRuntime:

@@ -142,20 +142,6 @@ class SubprocessChannel(HostChannel):
             for e in events
         )
 
-    def close(self, *, timeout: float = 10.0) -> None:
-        if self._closed:
-            return
-        error: EngineError | None = None
-        if self._dead is None and self.proc.poll() is None:
-            try:
-                with self._lock:
-                    self._request("close", [], timeout)
-            except EngineError as exc:
-                error = exc
-        self._shutdown(grace=2.0)
-        if error is not None:
-            raise error
-
 
 class SubprocessRuntime:
     """Carries ``ProcessDriver`` specs: the program itself is the host process."""
