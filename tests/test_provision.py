@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from rsp_sdk.engine.provision import MissingArtifact, ProvisionCache, load_manifest
+from rsp_sdk.engine import Adapter
+from rsp_sdk.engine.provision import MissingArtifact, ProvisionCache, load_manifest, sha256_of
 from rsp_sdk.errors import InputError, RspError
+from tests.conftest import SHARED_DATA
 from tests.fixtures.build import MANIFEST, toy_engine_jar
 from tests.test_run import rsp_env, run_rsp_env
 
@@ -214,3 +216,113 @@ def test_engines_cli(toy_cache: Any, tmp_path: Path, rsp_exe: list[str]) -> None
     assert proc.returncode == 0 and "toy-java" in proc.stdout and "yes" in proc.stdout
     proc = run_rsp_env(rsp_exe, env, "engines", "fetch", "toy-py")
     assert proc.returncode == 2 and "no provisioning manifest" in proc.stderr
+
+
+# ---- the provisioning path with the lab's real engine artifacts (../shared/engines) ----------
+
+ENGINES = SHARED_DATA.parent / "engines"
+
+
+@pytest.fixture(scope="module")
+def lab() -> Path:
+    """../shared/engines: the seed engines' artifacts that no registry serves."""
+    if not (ENGINES / "README.md").exists():
+        pytest.skip(f"engine artifacts folder {ENGINES} is missing (the lab's artifact store)")
+    if shutil.which("javac") is None or shutil.which("mvn") is None:
+        pytest.skip("javac and mvn are needed (apt-get install openjdk-17-jdk-headless maven)")
+    return ENGINES
+
+
+def fetched(root: Path, adapter: Adapter) -> ProvisionCache:
+    """A fresh cache with the engine's Maven Central jars: copied from the user's cache when
+    that has them, then ``fetch`` (which gets and records whatever is missing)."""
+    manifest = adapter.manifest()
+    assert manifest is not None
+    cache = ProvisionCache(root)
+    mine = ProvisionCache().engine_dir(manifest.name) / "deps"
+    if mine.is_dir():
+        shutil.copytree(mine, cache.engine_dir(manifest.name) / "deps")
+    cache.fetch(manifest)
+    return cache
+
+
+def test_wrong_jar_is_refused_and_the_working_engine_stays(
+    lab: Path, tmp_path: Path, rsp_exe: list[str]
+) -> None:
+    """C-SPARQL 0.9's jar offered as CQELS' only artifact: the name does not match, so it is
+    taken as the one artifact, the glue does not compile, and the cache is put back."""
+    from rsp_adapter_cqels import CqelsAdapter
+
+    cache = fetched(tmp_path / "cache", CqelsAdapter())
+    manifest = CqelsAdapter().manifest()
+    assert manifest is not None
+    good = cache.add(manifest, [lab / "cqels" / "cqels.jar"])
+    assert good[0]["verified"] is True
+    glue = cache.classpath(manifest)[-1]
+    env = rsp_env(cache)
+    other = lab / "csparql09" / "csparqlengine-0.9.jar"
+    proc = run_rsp_env(rsp_exe, env, "engines", "add", "cqels", other)
+    assert proc.returncode == 2, proc.stderr
+    msg = " ".join(proc.stderr.split())
+    assert "csparqlengine-0.9.jar: not a build of cqels 1.0 the adapter can drive" in msg
+    assert "CqelsDriver.java:" in msg and "the cache is unchanged" in msg
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 6
+    kept = cache.engine_dir("cqels") / "artifacts"
+    assert [p.name for p in kept.iterdir()] == ["cqels.jar"]
+    assert sha256_of(kept / "cqels.jar") == good[0]["sha256"]
+    assert cache.lock("cqels")["artifacts"]["cqels.jar"]["sha256"] == good[0]["sha256"]
+    assert cache.missing(manifest) == [] and cache.classpath(manifest)[-1] == glue
+
+
+def test_jar_of_another_version_is_refused(lab: Path, tmp_path: Path, rsp_exe: list[str]) -> None:
+    """0.9.7's core jar for C-SPARQL 0.9 and 0.9's jar for 0.9.7: refused, nothing stored."""
+    from rsp_adapter_csparql import Csparql09Adapter, CsparqlAdapter
+
+    cache = fetched(tmp_path / "cache", Csparql09Adapter())
+    env = rsp_env(cache)
+    core = lab / "csparql" / "csparql-core-0.9.7.jar"
+    proc = run_rsp_env(rsp_exe, env, "engines", "add", "csparql09", core)
+    assert proc.returncode == 2, proc.stderr
+    msg = " ".join(proc.stderr.split())
+    assert f"{core}: not a build of csparql09 0.9 the adapter can drive" in msg
+    assert "Csparql09Driver.java:" in msg and "CityBench/Benchmark (8884af6d)" in msg
+    assert not list((cache.engine_dir("csparql09") / "artifacts").iterdir())
+    assert cache.lock("csparql09")["artifacts"] == {}
+    old = lab / "csparql09" / "csparqlengine-0.9.jar"
+    manifest = CsparqlAdapter().manifest()
+    assert manifest is not None
+    with pytest.raises(InputError) as info:
+        cache.add(manifest, [old])
+    msg = str(info.value)
+    assert msg.startswith(f"{old}: engine csparql has no artifact matching 'csparqlengine-0.9.jar'")
+    assert "csparql-core-0.9.7.jar (matching csparql-core-0.9.7*.jar)" in msg
+    assert not cache.engine_dir("csparql").exists()
+
+
+def test_missing_file_or_wrong_kind_adds_nothing(lab: Path, tmp_path: Path) -> None:
+    """A missing file among real ones, a jar for ETALIS' folder, a folder for a jar: one
+    message each (the CLI prints it and exits 2), and none of the other files is copied."""
+    from rsp_adapter_cqels import CqelsAdapter
+    from rsp_adapter_jtalis import JtalisAdapter
+    from rsp_adapter_sparqlstream import SparqlStreamAdapter
+
+    cache = ProvisionCache(tmp_path / "cache")
+    s = lab / "sparqlstream"
+    gone = s / "adapter-esper-1.0.13.jar"
+    etalis, jar = lab / "jtalis" / "etalis", lab / "cqels" / "cqels.jar"
+    cases = [
+        (SparqlStreamAdapter(), [s / "morph-core-1.0.7.jar", gone], f"{gone}: no such file"),
+        (JtalisAdapter(), [jar], f"{jar}: engine jtalis: etalis is a folder, this is a file"),
+        (
+            CqelsAdapter(),
+            [etalis],
+            f"{etalis}: engine cqels: cqels.jar is a file, this is a folder",
+        ),
+    ]
+    for adapter, paths, message in cases:
+        manifest = adapter.manifest()
+        assert manifest is not None
+        with pytest.raises(InputError) as info:
+            cache.add(manifest, paths)
+        assert str(info.value).startswith(message)
+    assert not (cache.root / "engines").exists()

@@ -37,6 +37,7 @@ Manifest (TOML)::
     match = ["csparql*engine*.jar"]          # names accepted by `rsp engines add` (globs)
     sha256 = ["…"]                           # known builds (others are recorded as unverified)
     where = "build of streamreasoning/CSPARQL-engine, or CityBench/Benchmark lib/"
+    folder = false                           # a file; true: a folder (unset: a file if *.jar)
 
     [[dependency]]
     coords = "com.espertech:esper:4.9.0"
@@ -62,6 +63,7 @@ import fnmatch
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -99,6 +101,14 @@ class ArtifactSpec(BaseModel):
     sha256: list[str] = Field(default_factory=list, description="known builds")
     where: str = Field(default="", description="where upstream keeps it")
     required: bool = True
+    folder: bool | None = Field(
+        default=None,
+        description="a folder (sources) or a file; unset: a file if `file` ends in .jar",
+    )
+
+    def is_folder(self) -> bool | None:
+        """Whether ``add`` must be given a folder (True), a file (False), or either (None)."""
+        return False if self.folder is None and self.file.endswith(".jar") else self.folder
 
     @field_validator("sha256", mode="before")
     @classmethod
@@ -452,12 +462,41 @@ class ProvisionCache:
 
         Each path goes to the first manifest artifact whose name patterns match it. A sha256
         the manifest does not know is accepted but recorded as unverified (the result says so).
+        When the adapter's glue then does not compile against the files — a jar of another
+        engine or of another version — the cache is put back as it was (a working engine stays
+        working) and the files are refused.
         """
+        plan = self._plan_add(manifest, paths)
         name = manifest.name
         arts = self.engine_dir(name) / "artifacts"
+        arts.mkdir(parents=True, exist_ok=True)
+        with file_lock(self.engine_dir(name) / ".lock"):
+            before = self.lock(name)
+            lock = json.loads(json.dumps(before))
+            replaced: list[tuple[Path, Path | None]] = []
+            records: list[dict[str, object]] = []
+            try:
+                for src, spec in plan:
+                    records.append(self._install_artifact(src, spec, arts, replaced))
+                    lock["artifacts"][spec.file] = records[-1]
+                self._write_lock(name, lock)
+                if manifest.glue and not self.missing(manifest):
+                    self.compile_glue(manifest)
+            except BaseException as exc:
+                _restore(replaced)
+                self._write_lock(name, before)
+                if isinstance(exc, RspError) and not all(r["verified"] for r in records):
+                    raise _glue_refusal(manifest, plan, exc) from exc
+                raise
+            for _, old in replaced:
+                if old is not None:
+                    _remove(old)
+        return records
+
+    def _plan_add(self, manifest: Manifest, paths: list[Path]) -> list[tuple[Path, ArtifactSpec]]:
+        """Which artifact each path is, or an InputError naming the path and what is accepted."""
         plan: list[tuple[Path, ArtifactSpec]] = []
-        for p in paths:
-            p = Path(p)
+        for p in map(Path, paths):
             if not p.exists():
                 raise InputError("no such file or folder", path=p)
             spec = next((a for a in manifest.artifacts if a.accepts(p.name)), None)
@@ -472,40 +511,48 @@ class ProvisionCache:
                     or "nothing: this engine needs no user-supplied files"
                 )
                 raise InputError(
-                    f"engine {name} has no artifact matching {p.name!r}",
+                    f"engine {manifest.name} has no artifact matching {p.name!r}",
                     path=p,
                     expected=expected,
                 )
+            folder = spec.is_folder()
+            if folder is not None and p.is_dir() != folder:
+                kinds = ("file", "folder")
+                raise InputError(
+                    f"engine {manifest.name}: {spec.file} is a {kinds[folder]}, this is a "
+                    f"{kinds[p.is_dir()]}",
+                    path=p,
+                    expected=spec.where or spec.file,
+                )
             plan.append((p, spec))
-        records: list[dict[str, object]] = []
-        arts.mkdir(parents=True, exist_ok=True)
-        with file_lock(self.engine_dir(name) / ".lock"):
-            lock = self.lock(name)
-            for src, spec in plan:
-                digest = sha256_of(src)
-                dest = arts / spec.file
-                tmp = arts / f".{spec.file}.{os.getpid()}.tmp"
-                if src.is_dir():
-                    shutil.copytree(src, tmp)
-                else:
-                    shutil.copy2(src, tmp)
-                if dest.is_dir():
-                    shutil.rmtree(dest)
-                os.replace(tmp, dest)
-                record: dict[str, object] = {
-                    "file": spec.file,
-                    "sha256": digest,
-                    "verified": digest in spec.sha256,
-                    "known_sha256": list(spec.sha256),
-                    "source_path": str(src.resolve()),
-                    "added": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                }
-                lock["artifacts"][spec.file] = record
-                records.append(record)
-            self._write_lock(name, lock)
-        if manifest.glue and not self.missing(manifest):
-            self.compile_glue(manifest)
-        return records
+        return plan
+
+    @staticmethod
+    def _install_artifact(
+        src: Path, spec: ArtifactSpec, arts: Path, replaced: list[tuple[Path, Path | None]]
+    ) -> dict[str, object]:
+        """Copy one file or folder in; a previous one is kept aside in ``replaced``."""
+        digest = sha256_of(src)
+        dest = arts / spec.file
+        tmp = arts / f".{spec.file}.{os.getpid()}.tmp"
+        if src.is_dir():
+            shutil.copytree(src, tmp)
+        else:
+            shutil.copy2(src, tmp)
+        old = None
+        if dest.exists():
+            old = arts / f".{spec.file}.{os.getpid()}.old"
+            os.replace(dest, old)
+        replaced.append((dest, old))
+        os.replace(tmp, dest)
+        return {
+            "file": spec.file,
+            "sha256": digest,
+            "verified": digest in spec.sha256,
+            "known_sha256": list(spec.sha256),
+            "source_path": str(src.resolve()),
+            "added": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
 
     # ---- classpath and glue ----------------------------------------------------------------
 
@@ -586,3 +633,33 @@ class ProvisionCache:
                     )
                 os.replace(classes, out)
         return out
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _restore(replaced: list[tuple[Path, Path | None]]) -> None:
+    """Undo ``add``: drop the new files, put the ones they replaced back."""
+    for dest, old in reversed(replaced):
+        _remove(dest)
+        if old is not None:
+            os.replace(old, dest)
+
+
+def _glue_refusal(
+    manifest: Manifest, plan: list[tuple[Path, ArtifactSpec]], exc: RspError
+) -> InputError:
+    """The user's files are not what the adapter drives: one message, javac's first error."""
+    errors = [ln.strip() for ln in str(exc).splitlines() if ": error: " in ln]
+    first = re.sub(r"^.*?([^/\s]+\.java:\d+: error: )", r"\1", errors[0]) if errors else str(exc)
+    what = f"{manifest.name} {manifest.engine.version}".strip()
+    return InputError(
+        f"not a build of {what} the adapter can drive: its Java glue does not compile against "
+        f"it ({first}); the cache is unchanged",
+        path=", ".join(str(p) for p, _ in plan),
+        expected="; ".join(dict.fromkeys(spec.where or spec.file for _, spec in plan)),
+    )
