@@ -1,9 +1,9 @@
 """Helpers for the tests that drive the real C-SPARQL and CQELS engines.
 
 They run only where the engine is provisioned (``rsp engines fetch NAME`` + ``rsp engines add
-NAME JAR…`` into ``$RSP_CACHE``); elsewhere — CI has no engine artifacts — they skip with the
-provisioning cache's own missing-artifact message, which names the file, where upstream keeps
-it and the command that adds it.
+NAME JAR…`` into ``$RSP_CACHE``; CI adds the artifacts of ``../shared/engines``); elsewhere — a
+fresh clone without them — they skip with the provisioning cache's own missing-artifact
+message, which names the file, where upstream keeps it and the command that adds it.
 """
 
 from __future__ import annotations

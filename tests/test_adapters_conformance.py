@@ -1,6 +1,6 @@
 """The adapter conformance kit (rsp_sdk.testing) on the real C-SPARQL and CQELS engines, through
 every runtime that can carry them. Skips, with the missing-artifact message, where an engine is
-not provisioned (CI)."""
+not provisioned (CI provisions them from ../shared/engines)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """CSRBench end to end, as a user runs it: `rsp csrbench` (Q1–Q7, every query judged by the
 oracle under the adapter's declared profile), and the two-step path `rsp run` + `rsp oracle
-check` on a run directory. rsp-js runs for real in CI; ETALIS where its sources are provisioned.
-The verdicts recorded in docs/engines/*.md come from these commands.
+check` on a run directory. rsp-js runs everywhere; ETALIS where its sources are provisioned
+(CI adds them from ../shared/engines). The verdicts recorded in docs/engines/*.md come from
+these commands.
 """
 
 from __future__ import annotations
