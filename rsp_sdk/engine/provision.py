@@ -535,10 +535,15 @@ class ProvisionCache:
         digest = sha256_of(src)
         dest = arts / spec.file
         tmp = arts / f".{spec.file}.{os.getpid()}.tmp"
-        if src.is_dir():
-            shutil.copytree(src, tmp)
-        else:
-            shutil.copy2(src, tmp)
+        _remove(tmp)  # left by a run that was killed while copying
+        try:
+            if src.is_dir():
+                shutil.copytree(src, tmp)
+            else:
+                shutil.copy2(src, tmp)
+        except BaseException:
+            _remove(tmp)
+            raise
         old = None
         if dest.exists():
             old = arts / f".{spec.file}.{os.getpid()}.old"
