@@ -353,6 +353,9 @@ def test_rsp_run_on_docker_ctrl_c_removes_the_container(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as in a terminal: a shell starting pytest in the background (no job control)
+        # leaves SIGINT ignored, and an ignored SIGINT is inherited, so rsp run never saw it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 90
