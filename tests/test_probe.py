@@ -98,15 +98,13 @@ ALTERNATIVES: dict[str, tuple[dict[str, Any], dict[FieldName, str | None]]] = {
     "t0-first-element": ({"t0": "first"}, {F.T0_PHASE: "first-element", F.T0: "at-data"}),
     "empty-windows-reported": ({"non_empty": False}, {F.NON_EMPTY_CONTENT: "false"}),
     "no-empty-relations": ({"empty_relations": False}, {F.EMPTY_RELATIONS: "false"}),
-    # CQELS-like: every relation holds only the new element, so windows do not show
+    # CQELS-like: every relation holds only the new element; the COUNT(*) grid shows the edges
     "content-change-istream": (
         {"report": "content_change", "r2s": "istream"},
         {
             F.REPORT: "content_change",
             F.TICK: "tuple_driven",
             F.R2S: "istream",
-            F.T0_PHASE: None,
-            F.WINDOW_BOUNDS: None,
             F.NON_EMPTY_CONTENT: None,
         },
     ),
@@ -142,13 +140,19 @@ def test_no_two_alternatives_share_a_fingerprint(
     assert len(set(seen.values())) == len(seen), seen
 
 
-def test_undecided_fields_say_why_and_show_the_output() -> None:
-    fp = probe_py({"report": "content_change", "r2s": "istream"})
-    phase = fp.findings[F.T0_PHASE]
-    assert phase.value is None
-    assert "no relation holds two elements" in phase.reason
-    assert phase.evidence and phase.evidence[0].probe == "grid"
-    assert "{e1}" in phase.evidence[0].observed
+def test_undecided_fields_say_why_and_show_the_output(
+    alternative_prints: dict[str, Fingerprint],
+) -> None:
+    fp = alternative_prints["dstream"]
+    t0 = fp.findings[F.T0]
+    assert t0.value is None
+    assert "the R2S operator is dstream" in t0.reason
+    assert [e.probe for e in t0.evidence] == ["sliding_rstream"]
+    assert "{e1, e2}" in t0.evidence[0].observed
+    # per-element Istream relations hide windows; the COUNT(*) grid is the evidence used
+    phase = alternative_prints["content-change-istream"].findings[F.T0_PHASE]
+    assert [e.probe for e in phase.evidence] == ["grid_count"]
+    assert "count 1; 11500: count 2; 11750: count 3; 12000: count 1" in phase.evidence[0].observed
 
 
 def test_cli_prints_the_fingerprint_and_writes_a_profile_the_oracle_loads(
@@ -222,6 +226,6 @@ def test_probe_recovers_the_rspjs_profile() -> None:
         F.R2S: "rstream",
         F.EMPTY_RELATIONS: "false",
     }
-    # docs/engines/rspjs.md: windows at multiples of STEP from 0 — mid-stream sliding windows
-    # show the partial first windows the declared span = "slide" does not enumerate
-    assert {(d.field, d.inferred) for d in fp.differences} == {(F.T0, "before-data")}
+    # windows at multiples of STEP from 0 (docs/engines/rspjs.md), declared as first_ms = 0
+    assert fp.differences == []
+    assert inferred_profile(fp).t0 == adapter.profile.t0

@@ -43,7 +43,6 @@ def inferred_profile(fp: Fingerprint) -> Profile:
     unit = fp.value(FieldName.TIME_UNIT)
     r2s = fp.value(FieldName.R2S)
     empty = fp.value(FieldName.EMPTY_RELATIONS)
-    span = fp.value(FieldName.T0)
     return Profile(
         name=f"{fp.engine}-probed",
         description=f"inferred by rsp engines probe from {fp.engine} on {fp.runtime}",
@@ -53,18 +52,21 @@ def inferred_profile(fp: Fingerprint) -> Profile:
         r2s=d.r2s if r2s is None else (None if r2s == "query" else R2S(r2s)),
         emits_empty_relations=d.emits_empty_relations if empty is None else empty == "true",
         time_unit_ms=int(unit) if unit else d.time_unit_ms,
-        t0=_t0(span, d.t0),
+        t0=_t0(fp),
         event_driven=d.event_driven and ReportPolicy.CONTENT_CHANGE in report,
     )
 
 
-def _t0(found: str | None, declared: T0Policy) -> T0Policy:
-    """ "before-data" → CSRBench's enumeration (span = window), as the C-SPARQL profile says it;
-    the partial first windows themselves come from the query's ``first_t0_ms`` (as ``rsp
-    csrbench`` sets it), which a profile cannot hold."""
-    if found is None:
-        return declared
-    return T0Policy(span="window") if found == "before-data" else T0Policy()
+def _t0(fp: Fingerprint) -> T0Policy:
+    """Windows at multiples of STEP from 0 that open before the data → ``first_ms = 0`` (as
+    rsp-js declares); windows anchored at the first element → the default enumeration (from the
+    first element); anything else keeps the declared policy."""
+    span, phase = fp.value(FieldName.T0), fp.value(FieldName.T0_PHASE)
+    if span == "before-data" and phase == "zero":
+        return T0Policy(first_ms=0)
+    if span == "at-data" and phase == "first-element":
+        return T0Policy()
+    return fp.declared.t0
 
 
 def _comment(f: Finding) -> str:

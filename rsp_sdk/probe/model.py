@@ -88,15 +88,24 @@ def declared_values(profile: Profile, app_time: bool | None) -> dict[FieldName, 
         FieldName.TIME_UNIT: str(profile.time_unit_ms),
         FieldName.R2S: profile.r2s.value if profile.r2s else "query",
         FieldName.EMPTY_RELATIONS: str(profile.emits_empty_relations).lower(),
-        # span "window" is how the built-in profiles say "the first windows open before the
-        # data" (C-SPARQL, CSRBench's enumeration); "slide" starts t0 at the first element
-        FieldName.T0: "before-data" if profile.t0.span == "window" else "at-data",
+        FieldName.T0: _declared_t0(profile),
         # the oracle's windows are [c − ω, c): what every profile implies
         FieldName.WINDOW_BOUNDS: "left-closed",
     }
     if app_time is not None:
         out[FieldName.CLOCK] = "application" if app_time else "wall"
+    if profile.t0.first_ms == 0:
+        out[FieldName.T0_PHASE] = "zero"
     return out
+
+
+def _declared_t0(profile: Profile) -> str:
+    """``first_ms = 0`` (windows at multiples of STEP from 0, as rsp-js declares) and span
+    "window" (CSRBench's enumeration) both have windows open before the first element; the
+    default enumeration starts t0 at the first element."""
+    if profile.t0.first_ms == 0 or profile.t0.span == "window":
+        return "before-data"
+    return "at-data"
 
 
 class Fingerprint(BaseModel):

@@ -24,7 +24,7 @@ from rsp_sdk.probe.infer.clock import infer_clock
 from rsp_sdk.probe.infer.empty import infer_empty_relations, infer_non_empty
 from rsp_sdk.probe.infer.r2s import infer_r2s
 from rsp_sdk.probe.infer.report import infer_report
-from rsp_sdk.probe.infer.windows import infer_bounds, infer_phase, infer_t0_span
+from rsp_sdk.probe.infer.windows import infer_bounds, infer_phase, infer_t0_span, splits
 from rsp_sdk.probe.model import FieldName, Finding, Fingerprint, ProbeRecord
 
 _R2S_FEATURE = {
@@ -66,13 +66,22 @@ def probe_engine(
     grid = run(streams.grid(main), settings)
     if not grid.started:
         raise RspError(f"{adapter.name} on {settings.runtime}: {grid.error}")
-    findings: dict[FieldName, Finding] = {FieldName.CLOCK: infer_clock(grid)}
+    counted = None
+    if splits(grid) is None and grid.relations and Feature.AGGREGATES in adapter.capabilities:
+        counted = run(streams.grid(main, streams.QueryKind.COUNT), settings)
+    findings: dict[FieldName, Finding] = {FieldName.CLOCK: infer_clock(grid, counted)}
     if findings[FieldName.CLOCK].value == "wall" and not settings.real_time:
         settings = ProbeSettings(**{**settings.__dict__, "real_time": True, "quiet_s": 4.0})
-    phase, edge = infer_phase(grid)
+    phase, edge = infer_phase(grid, counted)
     findings[FieldName.T0_PHASE] = phase
     lead = grid.probe.range_ms if phase.value == "first-element" else 600
-    bounds = run(streams.bounds(edge, main, lead=lead), settings) if edge is not None else None
+    by_count = phase.evidence[-1].probe == "grid_count" if phase.evidence else False
+    kind = streams.QueryKind.COUNT if by_count else streams.QueryKind.SELECT
+    bounds = (
+        run(streams.bounds(edge, main, lead=lead, kind=kind), settings)
+        if edge is not None
+        else None
+    )
     findings[FieldName.WINDOW_BOUNDS] = infer_bounds(bounds, edge)
     open_ = _window_open(edge, grid.probe.step_ms)
     report_obs = run(streams.report(open_, main), settings)

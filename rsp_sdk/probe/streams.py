@@ -75,23 +75,28 @@ GRID_FIRST = 11_250  # ≡ 1 250 (mod 2 000): first-element anchoring moves ever
 GRID_STEP = 250
 
 
-def grid(r2s: R2S = R2S.RSTREAM) -> ProbeStream:
+def grid(r2s: R2S = R2S.RSTREAM, kind: QueryKind = QueryKind.SELECT) -> ProbeStream:
     """Tumbling 2 s windows, one element every 250 ms from 11.25 s: which elements share a
-    relation shows where window edges lie (t0's phase), and whether time is application time."""
+    relation shows where window edges lie (t0's phase), and whether time is application time.
+    The COUNT(*) variant shows them when every relation holds only the new element (Istream):
+    the count starts again at an edge."""
     times = [GRID_FIRST + i * GRID_STEP for i in range(21)]  # 11.25 s … 16.25 s
     return ProbeStream(
-        "grid",
+        "grid" if kind is QueryKind.SELECT else "grid_count",
         "window edges (t0 phase) and application time",
         2000,
         2000,
         _elements(times),
         end_ms=22_000,
+        kind=kind,
         r2s=r2s,
         notes={"first": GRID_FIRST},
     )
 
 
-def bounds(edge: int, r2s: R2S = R2S.RSTREAM, *, lead: int = 600) -> ProbeStream:
+def bounds(
+    edge: int, r2s: R2S = R2S.RSTREAM, *, lead: int = 600, kind: QueryKind = QueryKind.SELECT
+) -> ProbeStream:
     """Elements 1 ms before, on and after a window edge: the one on the edge goes with the
     earlier (right-closed windows) or the later ones (left-closed). ``lead``: how long before
     the edge the first element comes (RANGE for an engine anchoring windows at it)."""
@@ -103,6 +108,7 @@ def bounds(edge: int, r2s: R2S = R2S.RSTREAM, *, lead: int = 600) -> ProbeStream
         2000,
         _elements(times),
         end_ms=edge + 8000,
+        kind=kind,
         r2s=r2s,
         notes={"edge": edge},
     )

@@ -13,7 +13,7 @@ from rsp_sdk.probe.infer.windows import splits
 from rsp_sdk.probe.model import Evidence, FieldName, Finding, decided, undecided
 
 
-def infer_clock(grid: Observation) -> Finding:
+def infer_clock(grid: Observation, counted: Observation | None = None) -> Finding:
     ev = Evidence(
         probe=grid.probe.name,
         observed=f"pushed in {grid.push_wall_s:.2f} s: {grid.summary()}",
@@ -51,6 +51,20 @@ def infer_clock(grid: Observation) -> Finding:
             "an application time",
             ev,
         )
+    if counted is not None and counted.ok and counted.relations:
+        top = max((r.count or 0) for r in counted.relations)
+        n = len(counted.probe.elements)
+        cev = Evidence(probe=counted.probe.name, observed=counted.summary(21))
+        if 0 < top < n:
+            return decided(
+                FieldName.CLOCK,
+                "application",
+                f"COUNT(*) never exceeds {top} of the {n} elements although all were pushed "
+                f"within {grid.push_wall_s:.2f} s: windows hold only what lies within RANGE "
+                "in application time",
+                ev,
+                cev,
+            )
     first, last = min(times.values()), grid.probe.end_ms
     stamps = [r.t_app for r in grid.relations]
     if all(t is not None and first <= t <= last for t in stamps):

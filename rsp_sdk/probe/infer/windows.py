@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rsp_sdk.probe.driver import Observation
 from rsp_sdk.probe.model import Evidence, FieldName, Finding, decided, undecided
+from rsp_sdk.probe.streams import QueryKind
 
 
 @dataclass(frozen=True)
@@ -36,16 +37,55 @@ def splits(obs: Observation) -> list[Split] | None:
     ]
 
 
+def count_splits(obs: Observation) -> tuple[list[Split] | None, str]:
+    """Edges from a COUNT(*) grid under per-element reports: one count per element, starting
+    again (not growing) after an edge. Also says when the count stops changing instead (a
+    window sliding with every element: no STEP edge exists)."""
+    counts = [r.count for r in obs.relations]
+    n = len(obs.probe.elements)
+    if not counts or None in counts:
+        return None, "no count came out"
+    if len(counts) == n:
+        times = [e.t for e in obs.probe.elements]
+        found = [
+            Split(times[k - 1], times[k])
+            for k in range(1, n)
+            if (counts[k] or 0) <= (counts[k - 1] or 0)
+        ]
+        return found, f"one count per element: {counts}"
+    if counts == list(range(1, len(counts) + 1)):
+        return None, (
+            f"the count grows 1..{len(counts)} and then never changes although {n} elements "
+            f"came every {GRID_STEP_MS} ms: the window slides with each element (RANGE holds "
+            f"{len(counts)}), it has no STEP edges"
+        )
+    return None, f"{len(counts)} counts for {n} elements: {counts}"
+
+
+GRID_STEP_MS = 250
+
+
 def _evidence(obs: Observation) -> Evidence:
     return Evidence(probe=obs.probe.name, observed=obs.summary())
 
 
-def infer_phase(grid: Observation) -> tuple[Finding, int | None]:
-    """t0's phase from the grid probe, and the nominal edge for the bounds probe (if any)."""
+def infer_phase(
+    grid: Observation, counted: Observation | None = None
+) -> tuple[Finding, int | None]:
+    """t0's phase from the grid probe (or its COUNT(*) variant when relations hold single
+    elements), and the nominal edge for the bounds probe (if any)."""
     ev = _evidence(grid)
     if not grid.ok or not grid.relations:
         return undecided(FieldName.T0_PHASE, "the grid probe gave no relation", ev), None
     found = splits(grid)
+    if found is None and counted is not None and counted.ok:
+        found, how = count_splits(counted)
+        cev = Evidence(probe=counted.probe.name, observed=f"{counted.summary(21)} → {how}")
+        if found is None:
+            return undecided(
+                FieldName.T0_PHASE, "relations hold single elements, and " + how, ev, cev
+            ), None
+        grid, ev = counted, cev
     if found is None:
         return undecided(
             FieldName.T0_PHASE,
@@ -90,21 +130,28 @@ def infer_bounds(obs: Observation | None, edge: int | None) -> Finding:
     ev = _evidence(obs)
     if not obs.ok:
         return undecided(FieldName.WINDOW_BOUNDS, "the bounds probe failed", ev)
-    before, on, after = 2, 3, 4  # ids at edge − 1, edge, edge + 1
-    with_later = obs.together(on, after) and not obs.together(before, on)
-    with_earlier = obs.together(before, on) and not obs.together(on, after)
+    if obs.probe.kind is QueryKind.COUNT:
+        found, how = count_splits(obs)
+        ev = Evidence(probe=obs.probe.name, observed=f"{obs.summary()} → {how}")
+        cuts = {(s.before, s.after) for s in found or []}
+        with_later = (edge - 1, edge) in cuts and (edge, edge + 1) not in cuts
+        with_earlier = (edge, edge + 1) in cuts and (edge - 1, edge) not in cuts
+    else:
+        before, on, after = 2, 3, 4  # ids at edge − 1, edge, edge + 1
+        with_later = obs.together(on, after) and not obs.together(before, on)
+        with_earlier = obs.together(before, on) and not obs.together(on, after)
     if with_later:
         return decided(
             FieldName.WINDOW_BOUNDS,
             "left-closed",
-            f"the element at {edge} ms is reported with the one at {edge + 1}, not {edge - 1}",
+            f"the element at {edge} ms shares a window with the one at {edge + 1}, not {edge - 1}",
             ev,
         )
     if with_earlier:
         return decided(
             FieldName.WINDOW_BOUNDS,
             "right-closed",
-            f"the element at {edge} ms is reported with the one at {edge - 1}, not {edge + 1}",
+            f"the element at {edge} ms shares a window with the one at {edge - 1}, not {edge + 1}",
             ev,
         )
     return undecided(
