@@ -20,6 +20,7 @@ from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.batch import TripleBatch
 from rsp_sdk.engine.session import EngineSession, ResultEvent, Timeouts
 from rsp_sdk.errors import RspError
+from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.probe.streams import NS, STREAM, ProbeStream, QueryKind
 from rsp_sdk.query.rspql import parse_rspql
 from rsp_sdk.runtime import get_runtime
@@ -113,7 +114,33 @@ def relation_of(event: ResultEvent, kind: QueryKind) -> Relation:
 def run_probe(adapter: Adapter, probe: ProbeStream, settings: ProbeSettings) -> Observation:
     """Run ``probe`` on a fresh engine; never raises for what the engine does."""
     obs = Observation(probe)
-    with tempfile.TemporaryDirectory(prefix=f"probe-{probe.name}-", dir=settings.workdir) as tmp:
+    groups: dict[int, list[tuple[int, str, str, str]]] = {}
+    for e in probe.elements:
+        groups.setdefault(e.t, []).append(e.triple())
+    spec = parse_rspql(probe.rspql(), name=probe.name)
+    events, obs.error, obs.push_wall_s = run_query(
+        adapter, spec, STREAM, groups, probe.end_ms, settings
+    )
+    obs.relations = [relation_of(ev, probe.kind) for ev in events]
+    obs.started = not (obs.error or "").startswith(NOT_STARTED)
+    return obs
+
+
+NOT_STARTED = "the engine did not start"
+
+
+def run_query(
+    adapter: Adapter,
+    spec: QuerySpec,
+    stream: str,
+    groups: dict[int, list[tuple[int, str, str, str]]],
+    end_ms: int,
+    settings: ProbeSettings,
+) -> tuple[list[ResultEvent], str | None, float]:
+    """Register ``spec`` on a fresh engine, push ``groups`` (one batch per timestamp, in time
+    order), advance to ``end_ms`` and drain: (events, error or None, seconds pushing)."""
+    events: list[ResultEvent] = []
+    with tempfile.TemporaryDirectory(prefix=f"probe-{spec.name}-", dir=settings.workdir) as tmp:
         try:
             session = adapter.open(
                 get_runtime(settings.runtime),
@@ -123,54 +150,52 @@ def run_probe(adapter: Adapter, probe: ProbeStream, settings: ProbeSettings) -> 
                 cache=settings.cache,
             )
         except (RspError, OSError) as exc:
-            obs.error = f"the engine did not start: {exc}"
-            obs.started = False
-            return obs
+            return events, f"{NOT_STARTED}: {exc}", 0.0
         with session:
             try:
-                _feed(session, probe, settings, obs)
+                session.register_stream(stream)
+                session.register_query(spec)
+                wall = _feed(session, stream, groups, end_ms, settings, events)
             except (RspError, OSError, ValueError) as exc:
-                obs.error = f"{type(exc).__name__}: {exc}"
-    return obs
+                return events, f"{type(exc).__name__}: {exc}", 0.0
+    return events, None, wall
 
 
 def _feed(
-    session: EngineSession, probe: ProbeStream, settings: ProbeSettings, obs: Observation
-) -> None:
-    spec = parse_rspql(probe.rspql(), name=probe.name)
-    session.register_stream(STREAM)
-    session.register_query(spec)
-    groups: dict[int, list[tuple[int, str, str, str]]] = {}
-    for e in probe.elements:
-        groups.setdefault(e.t, []).append(e.triple())
+    session: EngineSession,
+    stream: str,
+    groups: dict[int, list[tuple[int, str, str, str]]],
+    end_ms: int,
+    settings: ProbeSettings,
+    events: list[ResultEvent],
+) -> float:
     start = time.monotonic()
     first = min(groups)
-    for t, triples in groups.items():
+    for t in sorted(groups):
         if settings.real_time:
             delay = start + (t - first) / 1000 - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-        session.push(STREAM, TripleBatch.from_triples(triples))
-        obs.relations.extend(relation_of(ev, probe.kind) for ev in session.poll())
-    obs.push_wall_s = time.monotonic() - start
+        session.push(stream, TripleBatch.from_triples(groups[t]))
+        events.extend(session.poll())
+    wall = time.monotonic() - start
     if settings.real_time:
-        delay = start + (probe.end_ms - first) / 1000 - time.monotonic()
+        delay = start + (end_ms - first) / 1000 - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-    session.advance_time(probe.end_ms)
-    _drain(session, probe, settings, obs)
+    session.advance_time(end_ms)
+    _drain(session, settings, events)
+    return wall
 
 
-def _drain(
-    session: EngineSession, probe: ProbeStream, settings: ProbeSettings, obs: Observation
-) -> None:
+def _drain(session: EngineSession, settings: ProbeSettings, events: list[ResultEvent]) -> None:
     """Poll until nothing came for ``quiet_s`` (or ``max_wait_s`` in all)."""
     deadline = time.monotonic() + settings.max_wait_s
     last = time.monotonic()
     while time.monotonic() < deadline and time.monotonic() - last < settings.quiet_s:
-        events = session.poll()
-        if events:
-            obs.relations.extend(relation_of(ev, probe.kind) for ev in events)
+        got = session.poll()
+        if got:
+            events.extend(got)
             last = time.monotonic()
         else:
             time.sleep(0.1)
