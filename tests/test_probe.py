@@ -98,7 +98,7 @@ ALTERNATIVES: dict[str, tuple[dict[str, Any], dict[FieldName, str | None]]] = {
     "t0-first-element": ({"t0": "first"}, {F.T0_PHASE: "first-element", F.T0: "at-data"}),
     "empty-windows-reported": ({"non_empty": False}, {F.NON_EMPTY_CONTENT: "false"}),
     "no-empty-relations": ({"empty_relations": False}, {F.EMPTY_RELATIONS: "false"}),
-    # CQELS-like: every relation holds only the new element; the COUNT(*) grid shows the edges
+    # CQELS-like: every relation holds only the new element; the COUNT(?s) grid shows the edges
     "content-change-istream": (
         {"report": "content_change", "r2s": "istream"},
         {
@@ -149,7 +149,7 @@ def test_undecided_fields_say_why_and_show_the_output(
     assert "the R2S operator is dstream" in t0.reason
     assert [e.probe for e in t0.evidence] == ["sliding_rstream"]
     assert "{e1, e2}" in t0.evidence[0].observed
-    # per-element Istream relations hide windows; the COUNT(*) grid is the evidence used
+    # per-element Istream relations hide windows; the COUNT(?s) grid is the evidence used
     phase = alternative_prints["content-change-istream"].findings[F.T0_PHASE]
     assert [e.probe for e in phase.evidence] == ["grid_count"]
     assert "count 1; 11500: count 2; 11750: count 3; 12000: count 1" in phase.evidence[0].observed
@@ -219,7 +219,7 @@ def test_probe_recovers_the_rspjs_profile() -> None:
         F.T0_PHASE: "zero",
         F.WINDOW_BOUNDS: "left-closed",
         F.REPORT: "window_close",
-        # COUNT(*) over a window with data but no binding gives no row in rsp-js either
+        # COUNT(?s) over a window with data but no binding gives no row in rsp-js either
         F.NON_EMPTY_CONTENT: None,
         F.TICK: None,
         F.TIME_UNIT: None,

@@ -5,7 +5,7 @@ window edges, then every field is inferred from the outputs alone.
 2. bounds — 1 ms around a nominal edge (if the phase gave one);
 3. report — seven elements in one window: report policy, tick, time unit;
 4. sliding, once per R2S operator the adapter runs — R2S, partial first windows;
-5. empty, identity and (if the adapter runs aggregates) COUNT(*) — empty relations, empty windows.
+5. empty, identity and (if the adapter runs aggregates) COUNT(?s) — empty relations, empty windows.
 
 A wall-clock engine gets probes 2–5 paced in real time.
 """

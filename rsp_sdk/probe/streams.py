@@ -23,7 +23,7 @@ XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 
 
 class QueryKind(StrEnum):
-    """The probe query: the elements' subjects (identity) or how many bind (COUNT(*))."""
+    """The probe query: the elements' subjects (identity) or how many bind (COUNT(?s))."""
 
     SELECT = "select"
     COUNT = "count"
@@ -55,7 +55,7 @@ class ProbeStream:
     notes: dict[str, int] = field(default_factory=dict)
 
     def rspql(self) -> str:
-        proj = "(COUNT(*) AS ?n)" if self.kind is QueryKind.COUNT else "?s ?o"
+        proj = "(COUNT(?s) AS ?n)" if self.kind is QueryKind.COUNT else "?s ?o"
         return (
             f"REGISTER {self.r2s.value.upper()} <{NS}{self.name}> AS SELECT {proj}\n"
             f"FROM NAMED WINDOW <{NS}w> ON <{STREAM}> "
@@ -78,7 +78,7 @@ GRID_STEP = 250
 def grid(r2s: R2S = R2S.RSTREAM, kind: QueryKind = QueryKind.SELECT) -> ProbeStream:
     """Tumbling 2 s windows, one element every 250 ms from 11.25 s: which elements share a
     relation shows where window edges lie (t0's phase), and whether time is application time.
-    The COUNT(*) variant shows them when every relation holds only the new element (Istream):
+    The COUNT(?s) variant shows them when every relation holds only the new element (Istream):
     the count starts again at an edge."""
     times = [GRID_FIRST + i * GRID_STEP for i in range(21)]  # 11.25 s … 16.25 s
     return ProbeStream(

@@ -59,7 +59,7 @@ def infer_clock(grid: Observation, counted: Observation | None = None) -> Findin
             return decided(
                 FieldName.CLOCK,
                 "application",
-                f"COUNT(*) never exceeds {top} of the {n} elements although all were pushed "
+                f"COUNT(?s) never exceeds {top} of the {n} elements although all were pushed "
                 f"within {grid.push_wall_s:.2f} s: windows hold only what lies within RANGE "
                 "in application time",
                 ev,

@@ -3,7 +3,7 @@
 Tumbling 2 s windows: W1 holds a binding element, W2 one element the query does not bind, W3
 nothing, W4 and W5 one binding element each. With the identity query, W2's evaluation is an
 empty relation — reported only by an engine that emits empty relations; W3's too, if the engine
-evaluates windows without content at all. With COUNT(*), W2 and W3 both evaluate to one row
+evaluates windows without content at all. With COUNT(?s), W2 and W3 both evaluate to one row
 ``0`` (never empty), so how many zero counts lie between W1 and W4 shows whether windows without
 content are reported (no ``non_empty_content``) — whatever the engine does with empty relations.
 """
@@ -85,7 +85,7 @@ def infer_non_empty(
         if zeros == 0:
             return undecided(
                 FieldName.NON_EMPTY_CONTENT,
-                "COUNT(*) gave no count of 0 even for the window holding an element no pattern "
+                "COUNT(?s) gave no count of 0 even for the window holding an element no pattern "
                 "binds, so it cannot show whether windows without elements are evaluated",
                 ev,
             )
@@ -110,7 +110,7 @@ def infer_non_empty(
             )
     return undecided(
         FieldName.NON_EMPTY_CONTENT,
-        "no COUNT(*) probe result to tell, and an engine that emits no empty relations looks "
+        "no COUNT(?s) probe result to tell, and an engine that emits no empty relations looks "
         "the same whether it skips empty windows or evaluates them to nothing",
     )
 

@@ -38,13 +38,18 @@ def splits(obs: Observation) -> list[Split] | None:
 
 
 def count_splits(obs: Observation) -> tuple[list[Split] | None, str]:
-    """Edges from a COUNT(*) grid under per-element reports: one count per element, starting
+    """Edges from a COUNT(?s) grid under per-element reports: one count per element, starting
     again (not growing) after an edge. Also says when the count stops changing instead (a
     window sliding with every element: no STEP edge exists)."""
     counts = [r.count for r in obs.relations]
     n = len(obs.probe.elements)
     if not counts or None in counts:
         return None, "no count came out"
+    if 0 in counts:
+        return None, (
+            "COUNT answers 0 although every element binds the pattern: the engine's count "
+            "cannot show windows"
+        )
     if len(counts) == n:
         times = [e.t for e in obs.probe.elements]
         found = [
@@ -72,7 +77,7 @@ def _evidence(obs: Observation) -> Evidence:
 def infer_phase(
     grid: Observation, counted: Observation | None = None
 ) -> tuple[Finding, int | None]:
-    """t0's phase from the grid probe (or its COUNT(*) variant when relations hold single
+    """t0's phase from the grid probe (or its COUNT(?s) variant when relations hold single
     elements), and the nominal edge for the bounds probe (if any)."""
     ev = _evidence(grid)
     if not grid.ok or not grid.relations:
