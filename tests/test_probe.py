@@ -229,3 +229,19 @@ def test_probe_recovers_the_rspjs_profile() -> None:
     # windows at multiples of STEP from 0 (docs/engines/rspjs.md), declared as first_ms = 0
     assert fp.differences == []
     assert inferred_profile(fp).t0 == adapter.profile.t0
+
+
+def test_a_crashing_engine_leaves_every_field_undecided_and_nothing_running() -> None:
+    import psutil
+
+    fp = probe_py({"crash_on_push": 3})  # dies on the third batch of every probe
+    assert all(f.value is None for f in fp.findings.values()), values(fp)
+    assert "the grid probe failed" in fp.findings[F.CLOCK].reason
+    assert [p.name for p in fp.probes] == ["grid", "report", "empty_select", "empty_count"]
+    assert all("simulated crash in push 3" in p.output for p in fp.probes)
+    left = [
+        p.pid
+        for p in psutil.Process().children(recursive=True)
+        if "py_engine" in " ".join(p.cmdline())
+    ]
+    assert left == []
