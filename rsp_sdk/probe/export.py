@@ -69,8 +69,16 @@ def _t0(fp: Fingerprint) -> T0Policy:
     return fp.declared.t0
 
 
+_NOT_IN_PROFILE = (FieldName.CLOCK, FieldName.T0_PHASE, FieldName.WINDOW_BOUNDS)
+
+
 def _comment(f: Finding) -> str:
-    what = f"observed: {f.value}" if f.decided else "undecided, declared value kept"
+    if f.decided:
+        what = f"observed: {f.value}"
+    elif f.field in _NOT_IN_PROFILE:
+        what = "undecided (no profile field)"
+    else:
+        what = "undecided, declared value kept"
     return f"# {f.field.value}: {what} — {f.reason}".replace("\n", " ")
 
 

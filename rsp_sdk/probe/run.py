@@ -67,6 +67,10 @@ def probe_engine(
     if not grid.started:
         raise RspError(f"{adapter.name} on {settings.runtime}: {grid.error}")
     counted = None
+    if splits(grid) is None and grid.relations and Feature.JOIN in adapter.capabilities:
+        pairs = run(streams.grid(main, streams.QueryKind.PAIRS), settings)
+        if splits(pairs) is not None:
+            grid = pairs  # relations name window mates: read it as the grid
     if splits(grid) is None and grid.relations and Feature.AGGREGATES in adapter.capabilities:
         counted = run(streams.grid(main, streams.QueryKind.COUNT), settings)
     findings: dict[FieldName, Finding] = {FieldName.CLOCK: infer_clock(grid, counted)}
@@ -76,7 +80,7 @@ def probe_engine(
     findings[FieldName.T0_PHASE] = phase
     lead = grid.probe.range_ms if phase.value == "first-element" else 600
     by_count = phase.evidence[-1].probe == "grid_count" if phase.evidence else False
-    kind = streams.QueryKind.COUNT if by_count else streams.QueryKind.SELECT
+    kind = streams.QueryKind.COUNT if by_count else grid.probe.kind
     bounds = (
         run(streams.bounds(edge, main, lead=lead, kind=kind), settings)
         if edge is not None

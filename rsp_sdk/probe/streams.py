@@ -27,6 +27,7 @@ class QueryKind(StrEnum):
 
     SELECT = "select"
     COUNT = "count"
+    PAIRS = "pairs"  # every two elements sharing a window (a self-join): windows under Istream
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,17 @@ class ProbeStream:
     notes: dict[str, int] = field(default_factory=dict)
 
     def rspql(self) -> str:
-        proj = "(COUNT(?s) AS ?n)" if self.kind is QueryKind.COUNT else "?s ?o"
+        proj = {QueryKind.COUNT: "(COUNT(?s) AS ?n)", QueryKind.PAIRS: "?s ?t"}.get(
+            self.kind, "?s ?o"
+        )
+        pattern = f"?s {MATCH} ?o"
+        if self.kind is QueryKind.PAIRS:
+            pattern += f" . ?t {MATCH} ?u"
         return (
             f"REGISTER {self.r2s.value.upper()} <{NS}{self.name}> AS SELECT {proj}\n"
             f"FROM NAMED WINDOW <{NS}w> ON <{STREAM}> "
             f"[RANGE PT{self.range_ms // 1000}S STEP PT{self.step_ms // 1000}S]\n"
-            f"WHERE {{ WINDOW <{NS}w> {{ ?s {MATCH} ?o }} }}"
+            f"WHERE {{ WINDOW <{NS}w> {{ {pattern} }} }}"
         )
 
     def times(self) -> dict[int, int]:
@@ -78,11 +84,12 @@ GRID_STEP = 250
 def grid(r2s: R2S = R2S.RSTREAM, kind: QueryKind = QueryKind.SELECT) -> ProbeStream:
     """Tumbling 2 s windows, one element every 250 ms from 11.25 s: which elements share a
     relation shows where window edges lie (t0's phase), and whether time is application time.
-    The COUNT(?s) variant shows them when every relation holds only the new element (Istream):
-    the count starts again at an edge."""
+    When every relation holds only the new element (Istream), the PAIRS variant (a self-join:
+    each arrival pairs with every element sharing its window) or the COUNT(?s) variant (the
+    count starts again at an edge) shows them."""
     times = [GRID_FIRST + i * GRID_STEP for i in range(21)]  # 11.25 s … 16.25 s
     return ProbeStream(
-        "grid" if kind is QueryKind.SELECT else "grid_count",
+        "grid" if kind is QueryKind.SELECT else f"grid_{kind.value}",
         "window edges (t0 phase) and application time",
         2000,
         2000,

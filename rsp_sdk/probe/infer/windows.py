@@ -100,7 +100,14 @@ def infer_phase(
         ), None
     step = grid.probe.step_ms
     gaps = {b.after - a.after for a, b in itertools.pairwise(found)}
-    if not found or gaps - {step}:
+    if not found:
+        return undecided(
+            FieldName.T0_PHASE,
+            "every element shares a relation with the one before it: no edge between any two "
+            f"elements {GRID_STEP_MS} ms apart (a window sliding with each element?)",
+            ev,
+        ), None
+    if gaps - {step}:
         return undecided(
             FieldName.T0_PHASE,
             f"edges do not repeat every STEP ({step} ms): "
