@@ -245,3 +245,13 @@ def test_a_crashing_engine_leaves_every_field_undecided_and_nothing_running() ->
         if "py_engine" in " ".join(p.cmdline())
     ]
     assert left == []
+
+
+def test_a_wall_clock_engine_is_recognised_and_nothing_else_is_guessed() -> None:
+    fp = probe_py({"clock": "wall"})
+    clock = fp.findings[F.CLOCK]
+    assert clock.value == "wall"
+    # all 21 elements (5 s of timestamps) arrived within one 2 s wall-clock window
+    assert "they were windowed by arrival" in clock.reason
+    assert all(f.value is None for name, f in fp.findings.items() if name is not F.CLOCK)
+    assert [d.field for d in fp.differences] == [F.CLOCK]  # the fixture declares app time

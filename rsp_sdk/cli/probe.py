@@ -28,7 +28,12 @@ def probe_command(
         str | None, typer.Option(help="engine config JSON (or @file.json) passed to open")
     ] = None,
     real_time: Annotated[
-        bool, typer.Option("--real-time", help="pace every probe on the wall clock")
+        bool,
+        typer.Option(
+            "--real-time",
+            help="pace every probe on the wall clock (a wall-clock engine's windows then follow "
+            "the timestamps, up to its own phase; the clock stays undecided)",
+        ),
     ] = False,
     cache: Annotated[
         Path | None, typer.Option("--cache", help="provisioning cache (default $RSP_CACHE)")

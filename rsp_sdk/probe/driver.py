@@ -189,10 +189,13 @@ def _feed(
 
 
 def _drain(session: EngineSession, settings: ProbeSettings, events: list[ResultEvent]) -> None:
-    """Poll until nothing came for ``quiet_s`` (or ``max_wait_s`` in all)."""
+    """Poll until nothing came for ``quiet_s`` (or ``max_wait_s`` in all); with nothing at all
+    so far, wait the whole ``max_wait_s`` for a first result (a wall-clock engine's timer)."""
     deadline = time.monotonic() + settings.max_wait_s
     last = time.monotonic()
-    while time.monotonic() < deadline and time.monotonic() - last < settings.quiet_s:
+    while time.monotonic() < deadline and (
+        time.monotonic() - last < settings.quiet_s or not events
+    ):
         got = session.poll()
         if got:
             events.extend(got)

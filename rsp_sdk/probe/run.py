@@ -7,7 +7,9 @@ window edges, then every field is inferred from the outputs alone.
 4. sliding, once per R2S operator the adapter runs — R2S, partial first windows;
 5. empty, identity and (if the adapter runs aggregates) COUNT(?s) — empty relations, empty windows.
 
-A wall-clock engine gets probes 2–5 paced in real time.
+A wall-clock engine stops after the grid: its window edges depend on when it started, so only
+the clock is decided (``--real-time`` paces every probe on the wall clock for engines that need
+it to produce anything).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from rsp_sdk.probe.infer.empty import infer_empty_relations, infer_non_empty
 from rsp_sdk.probe.infer.r2s import infer_r2s
 from rsp_sdk.probe.infer.report import infer_report
 from rsp_sdk.probe.infer.windows import infer_bounds, infer_phase, infer_t0_span, splits
-from rsp_sdk.probe.model import FieldName, Finding, Fingerprint, ProbeRecord
+from rsp_sdk.probe.model import FieldName, Finding, Fingerprint, ProbeRecord, undecided
 
 _R2S_FEATURE = {
     R2S.RSTREAM: Feature.RSTREAM,
@@ -73,9 +75,16 @@ def probe_engine(
             grid = pairs  # relations name window mates: read it as the grid
     if splits(grid) is None and grid.relations and Feature.AGGREGATES in adapter.capabilities:
         counted = run(streams.grid(main, streams.QueryKind.COUNT), settings)
-    findings: dict[FieldName, Finding] = {FieldName.CLOCK: infer_clock(grid, counted)}
-    if findings[FieldName.CLOCK].value == "wall" and not settings.real_time:
-        settings = ProbeSettings(**{**settings.__dict__, "real_time": True, "quiet_s": 4.0})
+    clock = infer_clock(grid, counted)
+    if settings.real_time:
+        clock = undecided(
+            FieldName.CLOCK,
+            "the probes were paced on the wall clock (--real-time), so both clocks agree",
+            *clock.evidence,
+        )
+    if clock.value == "wall":
+        return _fingerprint(adapter, settings, records, _wall_clock(clock))
+    findings: dict[FieldName, Finding] = {FieldName.CLOCK: clock}
     phase, edge = infer_phase(grid, counted)
     findings[FieldName.T0_PHASE] = phase
     lead = grid.probe.range_ms if phase.value == "first-element" else 600
@@ -111,6 +120,15 @@ def probe_engine(
     findings[FieldName.NON_EMPTY_CONTENT] = infer_non_empty(
         count, select, cc, empty.value, r2s_seen
     )
+    return _fingerprint(adapter, settings, records, findings)
+
+
+def _fingerprint(
+    adapter: Adapter,
+    settings: ProbeSettings,
+    records: list[ProbeRecord],
+    findings: dict[FieldName, Finding],
+) -> Fingerprint:
     return Fingerprint(
         engine=adapter.name,
         runtime=settings.runtime,
@@ -119,6 +137,18 @@ def probe_engine(
         declared_app_time=Feature.APP_TIME_INPUT in adapter.capabilities,
         probes=records,
     )
+
+
+def _wall_clock(clock: Finding) -> dict[FieldName, Finding]:
+    """A wall-clock engine's window edges depend on when it started, not on the probes'
+    timestamps: every other inference needs application time, so none is attempted."""
+    why = (
+        "the engine windows by the wall clock: its edges depend on when it started, not on the "
+        "probes' timestamps, which every other inference relies on"
+    )
+    out = {FieldName.CLOCK: clock}
+    out.update({name: undecided(name, why) for name in FieldName if name is not FieldName.CLOCK})
+    return out
 
 
 def _window_open(edge: int | None, step: int) -> int:
