@@ -49,12 +49,20 @@ def inferred_profile(fp: Fingerprint) -> Profile:
         report=report,
         period_ms=period,
         tick=Tick(tick) if tick else d.tick,
-        r2s=d.r2s if r2s is None else (None if r2s == "query" else R2S(r2s)),
+        r2s=_r2s(r2s, d),
         emits_empty_relations=d.emits_empty_relations if empty is None else empty == "true",
         time_unit_ms=int(unit) if unit else d.time_unit_ms,
         t0=_t0(fp),
         event_driven=d.event_driven and ReportPolicy.CONTENT_CHANGE in report,
     )
+
+
+def _r2s(found: str | None, declared: Profile) -> R2S | None:
+    """An event-driven engine seen as Istream keeps its declared R2S: ``event_driven`` already
+    says each report holds only the new results (``declared_values``)."""
+    if found is None or (declared.event_driven and found == "istream"):
+        return declared.r2s
+    return None if found == "query" else R2S(found)
 
 
 def _t0(fp: Fingerprint) -> T0Policy:

@@ -86,7 +86,7 @@ def declared_values(profile: Profile, app_time: bool | None) -> dict[FieldName, 
         FieldName.NON_EMPTY_CONTENT: str(profile.non_empty).lower(),
         FieldName.TICK: profile.tick.value,
         FieldName.TIME_UNIT: str(profile.time_unit_ms),
-        FieldName.R2S: profile.r2s.value if profile.r2s else "query",
+        FieldName.R2S: _declared_r2s(profile),
         FieldName.EMPTY_RELATIONS: str(profile.emits_empty_relations).lower(),
         FieldName.T0: _declared_t0(profile),
         # the oracle's windows are [c − ω, c): what every profile implies
@@ -97,6 +97,14 @@ def declared_values(profile: Profile, app_time: bool | None) -> dict[FieldName, 
     if profile.t0.first_ms == 0:
         out[FieldName.T0_PHASE] = "zero"
     return out
+
+
+def _declared_r2s(profile: Profile) -> str:
+    """An event-driven profile reports only what each element completed: on the probes'
+    single-pattern queries that is exactly Istream's output, whatever R2S it names."""
+    if profile.event_driven:
+        return "istream"
+    return profile.r2s.value if profile.r2s else "query"
 
 
 def _declared_t0(profile: Profile) -> str:
