@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -145,20 +146,36 @@ def t0_candidates(
     return list(range(first, first + window.step_ms, unit))
 
 
-def judge(
-    stream: Path, spec: QuerySpec, adapter: Adapter, run_dir: Path, actual_events: int = -1
-) -> tuple[str, dict[str, Any]]:
-    """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile."""
-    from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.check import check
-    from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
-
-    profile = adapter.profile
-    table = read_stream(stream)
+def judge_t0s(stream: Path, spec: QuerySpec, profile: Profile) -> list[int] | None:
+    """The t0 candidates the oracle enumerates for this stream, query and profile."""
+    table = read_stream(stream, columns=["t_app_ms"])
     t_min = int(pc.min(table.column("t_app_ms")).as_py())
     meta = read_meta(stream)
-    t0s = t0_candidates(profile, spec, t_min, meta.time_unit_ms if meta else 1)
-    expected = oracle_expected(stream, spec, profile, t0s=t0s)
+    return t0_candidates(profile, spec, t_min, meta.time_unit_ms if meta else 1)
+
+
+def judge(
+    stream: Path,
+    spec: QuerySpec,
+    adapter: Adapter,
+    run_dir: Path,
+    actual_events: int = -1,
+    *,
+    expected: pa.Table | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
+
+    ``expected``: the oracle's output for (stream, spec, profile, ``judge_t0s``), when the
+    caller already has it (the matrix computes it once and reuses it across cells)."""
+    from rsp_sdk.compare.answers import load_answers
+    from rsp_sdk.compare.check import check
+
+    profile = adapter.profile
+    if expected is None:
+        from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
+
+        t0s = judge_t0s(stream, spec, profile)
+        expected = oracle_expected(stream, spec, profile, t0s=t0s)
     actual = load_answers(run_dir)
     result = check(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
     detail = result.model_dump(mode="json")
@@ -169,7 +186,7 @@ def judge(
     return ("correct" if result.correct else "incorrect"), detail
 
 
-def _divergence(detail: dict[str, Any]) -> str | None:
+def divergence_text(detail: dict[str, Any]) -> str | None:
     d = detail.get("divergence")
     if not d:
         return None
@@ -246,7 +263,7 @@ def run_one(
         state=state,
         t0=detail.get("t0"),
         matched_relations=verdict.get("matched_relations"),
-        divergence=_divergence(detail),
+        divergence=divergence_text(detail),
         detail=detail,
     )
 
