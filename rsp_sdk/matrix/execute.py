@@ -176,6 +176,8 @@ def _judge(
         )
         verdict, detail = judge(stream.path, spec, adapter, run_dir, events, expected=expected)
         out["verdict"] = VERDICTS[verdict]
+        with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
+            tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
         out["t0_ms"] = detail.get("t0")
         out["divergence"] = divergence_text(detail)
         if detail.get("divergence"):
