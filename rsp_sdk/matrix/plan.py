@@ -122,6 +122,7 @@ class Query(BaseModel):
     params: dict[str, str]
     spec: QuerySpec
     streams: list[str] | None
+    group: str | None = None
 
 
 def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
@@ -145,7 +146,9 @@ def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
                 name = f.stem + ("[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]")
                 name = f.stem if not params else name
                 q = q.model_copy(update={"name": f.stem})
-                out.append(Query(name=name, params=params, spec=q, streams=axis.streams))
+                out.append(
+                    Query(name=name, params=params, spec=q, streams=axis.streams, group=axis.group)
+                )
     return out
 
 
@@ -339,12 +342,13 @@ def _cells_for(
             app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
         )
         rate_txt = f"/rate={rate:g}" if rate is not None else f"/{feed_label}"
+        on = f"/{stream.name}" if len(spec.streams) > 1 else ""
         out.append(
             Cell(
                 key=key,
-                label=f"{info.name}@{runtime}/{query.name}{rate_txt}/rep={rep}",
+                label=f"{info.name}@{runtime}/{query.name}{on}{rate_txt}/rep={rep}",
                 spec=spec.name,
-                group=spec.group,
+                group=query.group or spec.group,
                 engine=info.name,
                 adapter_version=info.version,
                 runtime=runtime,
