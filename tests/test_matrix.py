@@ -342,3 +342,41 @@ def test_jobs_run_clock_free_cells_side_by_side(rsp_exe: list[str], tmp_path: Pa
     assert any(b[0] < a[1] for a, b in itertools.pairwise(spans))  # overlap
     mm = pd.read_parquet(out / "mismatch.parquet")
     assert mm.empty  # one engine and runtime: no pair to compare
+
+
+FAULT_SPEC = """
+metrics = ["perf"]
+[limits]
+timeout_s = 3
+[[engines]]
+name = "toy-py"
+engine_config = { hang_on_push = 1 }
+[[engines]]
+name = "toy-py"
+engine_config = { crash_on_push = 1 }
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_hung_and_crashing_engines_are_recorded_and_the_matrix_goes_on(
+    toy: None, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, FAULT_SPEC)
+    out = tmp_path / "out"
+    result = run_matrix(load_spec(spec_path), spec_path, out)
+    states = [r["state"] for r in result.rows]
+    assert states == ["timeout", "failed", "ok"], [r.get("reason") for r in result.rows]
+    assert "simulated crash" in (result.rows[1]["reason"] or "")
+    ok_json = out / "cells" / result.rows[2]["key"] / "cell.json"
+    before = ok_json.stat().st_mtime_ns
+    again = run_matrix(load_spec(spec_path), spec_path, out, retry_failed=True)
+    assert (again.ran, again.skipped) == (2, 1)
+    assert [r["state"] for r in again.rows] == ["timeout", "failed", "ok"]
+    assert ok_json.stat().st_mtime_ns == before
+    assert len(list((out / "retried").iterdir())) == 2  # the first attempts are kept
