@@ -75,7 +75,7 @@ class Cell(BaseModel):
     drain_quiet_s: float = 2.0
     drain_max_s: float = 60.0
     engine_config: dict[str, Any] = {}
-    timeout_s: float = 300.0
+    timeout_s: float = 600.0
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
 

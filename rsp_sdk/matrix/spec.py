@@ -113,7 +113,7 @@ class Rule(_Model):
 
 class Limits(_Model):
     timeout_s: float = Field(
-        default=300.0,
+        default=600.0,
         gt=0,
         description="longest any one engine verb (open, push, poll, …) may take before the "
         "engine is declared hung, killed and the cell recorded as timeout",
