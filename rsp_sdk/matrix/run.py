@@ -94,13 +94,15 @@ def run_matrix(
 
     side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
     alone = [c for c in todo if c not in side_by_side]
-    if side_by_side:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for f in [pool.submit(one, c) for c in side_by_side]:
-                f.result()
-    for cell in alone:
-        one(cell)
-    aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
+    try:
+        if side_by_side:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                for f in [pool.submit(one, c) for c in side_by_side]:
+                    f.result()
+        for cell in alone:
+            one(cell)
+    finally:  # Ctrl-C too: the tables describe every cell finished so far
+        aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
     keys = {c.key for c in cells}
     return MatrixResult(
         root=output,
