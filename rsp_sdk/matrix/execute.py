@@ -94,6 +94,17 @@ def _state(summary_state: str, run_dir: Path) -> CellState:
     return CellState.TIMEOUT if kind == "EngineTimeout" else CellState.FAILED
 
 
+def _expanded(config: dict[str, Any]) -> dict[str, Any]:
+    """``${RSP_SHARED_DATA}``/``${VAR}`` in string values expanded when the cell runs (the key
+    keeps the spec's text, so it does not depend on where the data lives)."""
+    from rsp_sdk.matrix.inputs import expand
+
+    return {
+        k: str(expand(v, Path.cwd())) if isinstance(v, str) and v.startswith("${") else v
+        for k, v in config.items()
+    }
+
+
 def _timeouts(limit: float) -> Timeouts:
     """The spec's timeout caps every engine verb (a hung engine is killed, the cell is
     recorded as timeout and the matrix goes on)."""
@@ -143,7 +154,7 @@ def run_cell(
                 stream=stream.path,
                 output=run_dir,
                 feeder=FeederConfig.model_validate(cell.feeder),
-                engine_config=cell.engine_config,
+                engine_config=_expanded(cell.engine_config),
                 drain_quiet_s=cell.drain_quiet_s,
                 drain_max_s=cell.drain_max_s,
                 timeouts=_timeouts(cell.timeout_s),
