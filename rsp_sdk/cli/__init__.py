@@ -24,6 +24,7 @@ from rsp_sdk.cli import (
     profiles,
     stream,
 )
+from rsp_sdk.cli.report import report_command
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
@@ -44,6 +45,7 @@ app.add_typer(oracle.app, name="oracle")
 app.add_typer(profiles.app, name="profiles")
 app.add_typer(compare.app, name="compare")
 app.add_typer(csrbench.app, name="csrbench")
+app.command("report")(report_command)
 
 err = Console(stderr=True)
 

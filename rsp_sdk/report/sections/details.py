@@ -1,0 +1,160 @@
+"""Per series (a cell and its repetitions): what YABench's viewer showed, from the results only.
+
+For each series: a table of its repetitions; the first diverging relation of an incorrect
+CSRBench cell, expected beside actual; and up to three figures — per-window precision/recall
+with the window borders, delay and result vs window sizes (from ``windows.parquet``); memory
+and CPU over time with the feeding phases (``perf.parquet`` + ``pushed.parquet`` of the run);
+and boxplots of the headline metrics over repetitions. Window and resource figures show one
+representative repetition (the first that has the table), named in the caption.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from markupsafe import Markup
+
+from rsp_sdk.report.artifacts import Artifacts, FigureRef, TableRef
+from rsp_sdk.report.outcome import outcome, summarize
+from rsp_sdk.report.plots import boxplots, resources, windows
+from rsp_sdk.report.results import CellRecord, Results, series_id
+from rsp_sdk.report.section import render
+
+REPETITION_COLUMNS = {
+    "repetition": "rep",
+    "state": "state",
+    "verdict": "verdict",
+    "t0_ms": "t0 (ms)",
+    "relations": "relations",
+    "rows": "rows",
+    "precision": "precision",
+    "recall": "recall",
+    "delay_ms_p50": "delay p50 (ms)",
+    "latency_ms_p50": "latency p50 (ms)",
+    "rate_achieved": "rate (triples/s)",
+    "time_per_triple_us": "t/triple (µs)",
+    "peak_rss_mb": "peak RSS (MB)",
+    "peak_heap_mb": "peak heap (MB)",
+    "wall_s": "wall (s)",
+    "reason": "reason",
+}
+
+
+@dataclass(frozen=True)
+class Divergence:
+    label: str
+    text: str
+    left_title: str
+    left: list[str]
+    right_title: str
+    right: list[str]
+
+
+@dataclass(frozen=True)
+class SeriesBlock:
+    id: str
+    title: str
+    summary: str
+    outcome: str
+    table: TableRef
+    divergences: list[Divergence]
+    figures: list[FigureRef]
+    notes: list[str]
+
+
+def _fmt(v: Any) -> str:
+    if v is None or (isinstance(v, float) and pd.isna(v)):
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def repetition_table(cells: list[CellRecord]) -> TableRef:
+    """The repetitions of a series: only the columns some repetition has a value for."""
+    rows = [{k: getattr(c, k) for k in REPETITION_COLUMNS} for c in cells]
+    cols = [k for k in REPETITION_COLUMNS if any(r[k] is not None for r in rows)]
+    frame = pd.DataFrame([[_fmt(r[k]) for k in cols] for r in rows])
+    frame.columns = [REPETITION_COLUMNS[k] for k in cols]
+    return TableRef("cells", "Repetitions", frame)
+
+
+def _bindings(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, dict) and "bindings" in value:
+        value = value["bindings"]
+    if not isinstance(value, list):
+        return [json.dumps(value, sort_keys=True, ensure_ascii=False)]
+    return [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in value]
+
+
+def divergence(cell: CellRecord) -> Divergence | None:
+    """Expected vs actual of the first diverging relation (``divergence_detail``), if any."""
+    if cell.verdict != "incorrect" or not (cell.divergence or cell.divergence_detail):
+        return None
+    try:
+        detail = json.loads(cell.divergence_detail) if cell.divergence_detail else {}
+    except ValueError:
+        detail = {"raw": cell.divergence_detail}
+    if not isinstance(detail, dict):
+        detail = {"raw": detail}
+    if "expected" in detail or "actual" in detail:
+        left_t, left = "expected", _bindings(detail.get("expected"))
+        right_t, right = "actual", _bindings(detail.get("actual"))
+    else:
+        left_t, left = "expected, not emitted", _bindings(detail.get("missing"))
+        right_t, right = "emitted, not expected", _bindings(detail.get("extra"))
+    if "raw" in detail:
+        right = [*right, str(detail["raw"])]
+    return Divergence(cell.label, cell.divergence or "", left_t, left, right_t, right)
+
+
+def _first(
+    results: Results, cells: list[CellRecord], name: str
+) -> tuple[CellRecord, pd.DataFrame] | None:
+    for c in cells:
+        frame = results.table(c, name)
+        if frame is not None:
+            return c, frame
+    return None
+
+
+def series_block(results: Results, cells: list[CellRecord], out: Artifacts) -> SeriesBlock:
+    first = cells[0]
+    sid = series_id(first.series)
+    title = first.label.rsplit("/rep=", 1)[0] if first.label else f"{first.row}/{first.column}"
+    text, worst = summarize(cells)
+    figures, notes = [], []
+    win = _first(results, cells, "windows")
+    if win is not None:
+        figures.append(windows.figure(out, f"{sid}-windows", win[0], win[1]))
+    else:
+        notes.append("No per-window metrics (the cell was not judged per window).")
+    perf = _first(results, cells, "perf")
+    if perf is not None:
+        pushed = results.table(perf[0], "pushed")
+        figures.append(resources.figure(out, f"{sid}-resources", perf[0], perf[1], pushed))
+    else:
+        notes.append("No resource samples (the engine never ran, or the sampler saw nothing).")
+    box = boxplots.figure(out, f"{sid}-repetitions", cells)
+    if box is not None:
+        figures.append(box)
+    elif len(cells) > 1:
+        notes.append("No metric has a value in two repetitions: no boxplots.")
+    divs = [d for d in map(divergence, cells) if d is not None]
+    return SeriesBlock(sid, title, text, worst.value, repetition_table(cells), divs, figures, notes)
+
+
+class CellDetails:
+    name = "details"
+    title = "Cell details"
+    order = 60
+
+    def render(self, results: Results, out: Artifacts) -> Markup:
+        blocks = [series_block(results, cells, out) for cells in results.series().values()]
+        outcomes = {outcome(c) for c in results.cells}
+        return render("details.html.j2", blocks=blocks, any_judged=bool(outcomes))
