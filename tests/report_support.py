@@ -72,27 +72,12 @@ def _perf(cell: dict[str, Any], run: Path) -> None:
     cell["triples_pushed"] = status.get("triples_pushed")
 
 
-def arrange(csrbench_out: Path, results: Path) -> Path:
-    """RESULTS/ (matrix.json, machine.json, cells/<key>/ with cell.json) from a csrbench output."""
-    verdicts = json.loads((csrbench_out / "csrbench.json").read_text())
-    stream = csrbench_out / "csrbench.parquet"
-    stream_sha = hashlib.sha256(stream.read_bytes()).hexdigest()
+def arrange(csrbench_outs: list[Path], results: Path) -> Path:
+    """RESULTS/ (matrix.json, machine.json, cells/<key>/ with cell.json) from csrbench outputs."""
+    plan: list[dict[str, Any]] = []
     (results / "inputs").mkdir(parents=True)
-    shutil.copy(stream, results / "inputs" / f"{stream_sha}.parquet")
-    plan = []
-    for v in verdicts:
-        ident = json.dumps([v["engine"], v["runtime"], v["query"], stream_sha, 1]).encode()
-        key = hashlib.sha256(ident).hexdigest()
-        cell = _cell(v, stream_sha, key)
-        target = results / "cells" / key
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if v.get("run_dir") and Path(v["run_dir"]).is_dir():
-            shutil.move(v["run_dir"], target)
-        else:
-            target.mkdir()
-        _perf(cell, target)
-        (target / "cell.json").write_text(json.dumps(cell, indent=2))
-        plan.append({k: val for k, val in cell.items() if k in PLAN_KEYS})
+    for out in csrbench_outs:
+        _arrange_one(out, results, plan)
     matrix = {
         "format": 1,
         "spec": {"name": "csrbench"},
@@ -108,6 +93,26 @@ def arrange(csrbench_out: Path, results: Path) -> Path:
     }
     (results / "machine.json").write_text(json.dumps(machine, indent=2))
     return results
+
+
+def _arrange_one(csrbench_out: Path, results: Path, plan: list[dict[str, Any]]) -> None:
+    verdicts = json.loads((csrbench_out / "csrbench.json").read_text())
+    stream = csrbench_out / "csrbench.parquet"
+    stream_sha = hashlib.sha256(stream.read_bytes()).hexdigest()
+    shutil.copy(stream, results / "inputs" / f"{stream_sha}.parquet")
+    for v in verdicts:
+        ident = json.dumps([v["engine"], v["runtime"], v["query"], stream_sha, 1]).encode()
+        key = hashlib.sha256(ident).hexdigest()
+        cell = _cell(v, stream_sha, key)
+        target = results / "cells" / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if v.get("run_dir") and Path(v["run_dir"]).is_dir():
+            shutil.move(v["run_dir"], target)
+        else:
+            target.mkdir()
+        _perf(cell, target)
+        (target / "cell.json").write_text(json.dumps(cell, indent=2))
+        plan.append({k: val for k, val in cell.items() if k in PLAN_KEYS})
 
 
 PLAN_KEYS = (
