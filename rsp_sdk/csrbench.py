@@ -25,24 +25,22 @@ Engine-agnostic choices, taken from what the adapter says about its engine:
 
 from __future__ import annotations
 
+import json
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
 from rsp_sdk.engine.adapter import Adapter
-from rsp_sdk.engine.capabilities import Feature, required_features
-from rsp_sdk.engine.registry import get_adapter
-from rsp_sdk.engine.session import UnsupportedQuery
-from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.engine.capabilities import Feature
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, ReportPolicy
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
-from rsp_sdk.run.runner import RunRequest, RunSummary, load_query, run
-from rsp_sdk.runtime import runtimes_for
 from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
 from rsp_sdk.streams.io import read_meta, read_stream, write_stream
 from rsp_sdk.util.atomic import atomic_path
@@ -145,20 +143,36 @@ def t0_candidates(
     return list(range(first, first + window.step_ms, unit))
 
 
-def judge(
-    stream: Path, spec: QuerySpec, adapter: Adapter, run_dir: Path, actual_events: int = -1
-) -> tuple[str, dict[str, Any]]:
-    """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile."""
-    from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.check import check
-    from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
-
-    profile = adapter.profile
-    table = read_stream(stream)
+def judge_t0s(stream: Path, spec: QuerySpec, profile: Profile) -> list[int] | None:
+    """The t0 candidates the oracle enumerates for this stream, query and profile."""
+    table = read_stream(stream, columns=["t_app_ms"])
     t_min = int(pc.min(table.column("t_app_ms")).as_py())
     meta = read_meta(stream)
-    t0s = t0_candidates(profile, spec, t_min, meta.time_unit_ms if meta else 1)
-    expected = oracle_expected(stream, spec, profile, t0s=t0s)
+    return t0_candidates(profile, spec, t_min, meta.time_unit_ms if meta else 1)
+
+
+def judge(
+    stream: Path,
+    spec: QuerySpec,
+    adapter: Adapter,
+    run_dir: Path,
+    actual_events: int = -1,
+    *,
+    expected: pa.Table | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
+
+    ``expected``: the oracle's output for (stream, spec, profile, ``judge_t0s``), when the
+    caller already has it (the matrix computes it once and reuses it across cells)."""
+    from rsp_sdk.compare.answers import load_answers
+    from rsp_sdk.compare.check import check
+
+    profile = adapter.profile
+    if expected is None:
+        from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
+
+        t0s = judge_t0s(stream, spec, profile)
+        expected = oracle_expected(stream, spec, profile, t0s=t0s)
     actual = load_answers(run_dir)
     result = check(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
     detail = result.model_dump(mode="json")
@@ -169,7 +183,7 @@ def judge(
     return ("correct" if result.correct else "incorrect"), detail
 
 
-def _divergence(detail: dict[str, Any]) -> str | None:
+def divergence_text(detail: dict[str, Any]) -> str | None:
     d = detail.get("divergence")
     if not d:
         return None
@@ -188,66 +202,69 @@ def _divergence(detail: dict[str, Any]) -> str | None:
     )
 
 
-def run_one(
-    adapter: Adapter,
-    runtime: str,
-    spec: QuerySpec,
-    stream: Path,
-    run_dir: Path,
-    *,
-    engine_config: dict[str, Any] | None = None,
-    judged: bool = True,
-) -> Verdict:
-    """Run one query on one engine and runtime, and judge it."""
-    spec = engine_query(spec, adapter)
-    base = {"engine": adapter.name, "runtime": runtime, "query": spec.name}
-    missing = adapter.capabilities.missing(required_features(spec))
-    if missing:
-        names = ", ".join(sorted(f.value for f in missing))
-        return Verdict(**base, state="unsupported", error=f"needs {names}")
-    try:  # a dialect may lack a construct no feature flag names (EP-SPARQL: disjoint joins)
-        adapter.render(spec)
-    except UnsupportedQuery as exc:
-        return Verdict(**base, state="unsupported", error=str(exc))
-    run_dir.mkdir(parents=True, exist_ok=True)
-    query_file = run_dir.parent / f"{run_dir.name}.query.json"
-    with atomic_path(query_file) as tmp:
-        tmp.write_text(spec.model_dump_json(indent=2))
-    feeder, tail = feeding(adapter, spec)
-    summary: RunSummary = run(
-        RunRequest(
-            engine=adapter.name,
-            runtime=runtime,
-            query=query_file,
-            stream=stream,
-            output=run_dir,
-            feeder=feeder,
-            engine_config=engine_config or {},
-            drain_quiet_s=tail,
-            drain_max_s=max(60.0, 4 * tail),
-        ),
-        adapter=adapter,
+def default_spec() -> Path:
+    """matrix/csrbench.toml of this checkout: the spec ``rsp csrbench`` is a front for."""
+    return default_query_dir().parent.parent / "csrbench.toml"
+
+
+def _verdict(row: dict[str, Any], root: Path) -> Verdict:
+    """A matrix cell as a line of the CSRBench table."""
+    base = {"engine": row["engine"], "runtime": row["runtime"], "query": row["query"]}
+    if row["state"] == "refused":
+        return Verdict(**base, state="unsupported", error=row.get("reason"))
+    run_dir = root / row["run_dir"] if row.get("run_dir") else None
+    status = run_dir / "status.json" if run_dir else None
+    duration = (
+        json.loads(status.read_text()).get("duration_s") if status and status.exists() else None
     )
-    done = {
+    done: dict[str, Any] = {
         **base,
-        "relations": summary.result_events,
-        "rows": summary.result_rows,
-        "run_dir": summary.run_dir,
-        "duration_s": summary.duration_s,
+        "relations": row.get("relations") or 0,
+        "rows": row.get("rows") or 0,
+        "run_dir": str(run_dir) if run_dir else None,
+        "duration_s": duration,
     }
-    if summary.state != "ok":
-        return Verdict(**done, state="failed", error=summary.engine_message or summary.error)
-    if not judged:
-        return Verdict(**done, state="not judged")
-    state, detail = judge(stream, spec, adapter, run_dir, summary.result_events)
-    verdict = detail.get("verdict", {})
+    if row["state"] != "ok":
+        return Verdict(**done, state="failed", error=row.get("reason"))
+    verdict = row.get("verdict") or "not_judged"
+    if verdict == "not_judged":
+        return Verdict(**done, state="not judged", error=row.get("reason"))
+    detail_file = run_dir / "verdict.json" if run_dir else None
+    detail = json.loads(detail_file.read_text()) if detail_file and detail_file.exists() else {}
     return Verdict(
         **done,
-        state=state,
-        t0=detail.get("t0"),
-        matched_relations=verdict.get("matched_relations"),
-        divergence=_divergence(detail),
-        detail=detail,
+        state=verdict.replace("_", " "),
+        t0=row.get("t0_ms"),
+        matched_relations=detail.get("verdict", {}).get("matched_relations"),
+        divergence=row.get("divergence"),
+        detail=detail or None,
+    )
+
+
+def csrbench_spec(request: CsrbenchRequest) -> Any:
+    """matrix/csrbench.toml narrowed to the request's engines, runtimes, queries and data."""
+    from rsp_sdk.matrix.spec import EngineAxis, ImportSource, Metric, QueryAxis, StreamAxis
+    from rsp_sdk.matrix.spec import load_spec as load_matrix_spec
+
+    spec = load_matrix_spec(default_spec())
+    engines = [
+        EngineAxis(name=e, runtimes=request.runtimes, engine_config=request.engine_config)
+        for e in request.engines
+    ]
+    source = ImportSource(
+        format="csrbench",
+        path=str(request.data_dir.resolve()),
+        interval_ms=INTERVAL_MS,
+        stream=STREAM_IRI,
+    )
+    files = [str((request.query_dir / f"{q}.rspql").resolve()) for q in request.queries]
+    return spec.model_copy(
+        update={
+            "engines": engines,
+            "streams": [StreamAxis.model_validate({"name": "csrbench", "import": source})],
+            "queries": [QueryAxis(files=files)],
+            "metrics": [Metric.CSRBENCH] if request.judge else [],
+        }
     )
 
 
@@ -255,7 +272,11 @@ Progress = Callable[[Verdict], None]
 
 
 def run_csrbench(request: CsrbenchRequest, *, progress: Progress | None = None) -> list[Verdict]:
-    """Every requested engine × runtime × query, recorded under ``request.output``."""
+    """Every requested engine × runtime × query, as the ``csrbench`` matrix spec: recorded
+    under ``request.output`` (a matrix results directory), one verdict per cell."""
+    from rsp_sdk.matrix.run import Progress as CellProgress
+    from rsp_sdk.matrix.run import run_matrix
+
     out = request.output
     if out.exists() and any(out.iterdir()):
         if not request.force:
@@ -265,51 +286,23 @@ def run_csrbench(request: CsrbenchRequest, *, progress: Progress | None = None) 
                 expected="a new directory, or --force to replace it",
             )
         shutil.rmtree(out)
-    specs = _queries(request.query_dir, request.queries)
-    adapters = [get_adapter(name) for name in request.engines]
+    for q in request.queries:  # a clean error before any work
+        if not (request.query_dir / f"{q}.rspql").exists():
+            raise InputError(
+                "no such CSRBench query", path=request.query_dir / f"{q}.rspql", expected="q1 … q7"
+            )
     out.mkdir(parents=True, exist_ok=True)
-    stream = prepare_stream(request.data_dir, out)
-    verdicts: list[Verdict] = []
-    for adapter in adapters:
-        runtimes = request.runtimes or runtimes_for(adapter.driver_kind)
-        for runtime in runtimes:
-            for spec in specs:
-                run_dir = out / "runs" / f"{adapter.name}@{runtime}" / spec.name
-                try:
-                    v = run_one(
-                        adapter,
-                        runtime,
-                        spec,
-                        stream,
-                        run_dir,
-                        engine_config=request.engine_config,
-                        judged=request.judge,
-                    )
-                except (RspError, ValueError) as exc:  # a usage error for this combination
-                    v = Verdict(
-                        engine=adapter.name,
-                        runtime=runtime,
-                        query=spec.name,
-                        state="failed",
-                        error=str(exc),
-                    )
-                verdicts.append(v)
-                if progress is not None:
-                    progress(v)
+
+    def on_cell(p: CellProgress) -> None:
+        if progress is not None and p.event == "done" and p.row is not None:
+            progress(_verdict(p.row, out))
+
+    spec = csrbench_spec(request)
+    result = run_matrix(spec, default_spec(), out, progress=on_cell)
+    verdicts = [_verdict(row, out) for row in result.rows]
+    prepare_stream(request.data_dir, out)  # the stream as before, beside the matrix files
     with atomic_path(out / "csrbench.json") as tmp:
         tmp.write_text(
             "[\n" + ",\n".join(v.model_dump_json() for v in verdicts) + "\n]\n", encoding="utf-8"
         )
     return verdicts
-
-
-def _queries(folder: Path, names: Sequence[str]) -> list[QuerySpec]:
-    specs = []
-    for name in names:
-        path = folder / f"{name}.rspql"
-        if not path.exists():
-            raise InputError("no such CSRBench query", path=path, expected="q1 … q7")
-        loaded = load_query(path)
-        assert loaded.spec is not None
-        specs.append(loaded.spec.model_copy(update={"name": name}))
-    return specs

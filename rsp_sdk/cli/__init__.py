@@ -20,6 +20,7 @@ from rsp_sdk.cli import (
     engines,
     generate,
     images,
+    matrix,
     oracle,
     profiles,
     stream,
@@ -45,6 +46,7 @@ app.add_typer(oracle.app, name="oracle")
 app.add_typer(profiles.app, name="profiles")
 app.add_typer(compare.app, name="compare")
 app.add_typer(csrbench.app, name="csrbench")
+app.add_typer(matrix.app, name="matrix")
 app.command("report")(report_command)
 
 err = Console(stderr=True)

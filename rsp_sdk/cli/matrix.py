@@ -1,0 +1,182 @@
+"""``rsp matrix``: plan and run a matrix spec (``matrix/*.toml``), print its tables."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import pyarrow.parquet as pq
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.matrix_tables import (
+    COLOURS,
+    mismatch_table,
+    outcome,
+    perf_table,
+    reasons_table,
+    verdict_table,
+)
+from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.plan import CellState
+from rsp_sdk.matrix.run import Progress as CellProgress
+from rsp_sdk.matrix.run import planned, run_matrix
+from rsp_sdk.matrix.spec import load_spec, schema
+from rsp_sdk.matrix.store import Store
+
+app = typer.Typer(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
+
+Spec = Annotated[Path, typer.Argument(help="matrix spec (TOML), e.g. matrix/csrbench.toml")]
+Only = Annotated[
+    list[str] | None,
+    typer.Option("--only", help="pick cells: engine=cqels,query=q4 (repeatable; same key = or)"),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
+
+
+@app.command("plan")
+def plan_command(spec: Spec, only: Only = None, as_json: AsJson = False) -> None:
+    """List the cells a spec runs, refused/unavailable ones with the reason, and the expected
+    wall time. Runs nothing (the streams are prepared in a temporary folder to hash them)."""
+    loaded = load_spec(spec)
+    with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
+        _, cells = planned(loaded, spec, Path(tmp), only)
+    runnable = [c for c in cells if c.state is CellState.PLANNED]
+    wall = len(runnable) * loaded.expected_cell_s
+    if as_json:
+        emit_json(
+            {
+                "spec": loaded.name,
+                "cells": [c.model_dump(mode="json", exclude={"query_spec"}) for c in cells],
+                "expected_wall_s": wall,
+            }
+        )
+        return
+    t = Table(title=f"matrix {loaded.name}: {len(cells)} cells")
+    for col in ("cell", "state", "key", "why not"):
+        t.add_column(col, overflow="fold")
+    for c in cells:
+        colour = COLOURS.get(c.state.value, "white")
+        t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
+    console.print(t)
+    console.print(
+        f"{len(runnable)} to run, {len(cells) - len(runnable)} refused or unavailable; "
+        f"expected wall time ≈ {wall / 60:.1f} min (from the spec's expected_cell_s)"
+    )
+
+
+@app.command("run")
+def run_command(
+    spec: Spec,
+    output: Annotated[Path, typer.Option("--output", "-o", help="results directory")],
+    only: Only = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="cells side by side (clock-free ones)")
+    ] = 1,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="rerun failed, timed-out, interrupted cells")
+    ] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Run every cell of SPEC not yet done in OUTPUT (a rerun resumes), judge each output,
+    then print the comparison tables and the results path. Exit 0 unless a cell that ran was
+    judged incorrect or failed (1)."""
+    loaded = load_spec(spec)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[current]}"),
+        console=console,
+        disable=as_json,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(loaded.name, total=None, current="preparing inputs")
+
+        def progress(p: CellProgress) -> None:
+            if bar.tasks[task].total is None:
+                bar.update(task, total=_total(output))
+            if p.event == "start":
+                bar.update(task, current=f"{p.cell.label}: running")
+            else:
+                word = outcome(p.row or {"state": "ok"})
+                colour = COLOURS.get(word, "white")
+                bar.update(task, advance=1, current=f"{p.cell.label}: [{colour}]{word}[/]")
+
+        result = run_matrix(
+            loaded,
+            spec,
+            output,
+            only=only,
+            jobs=jobs,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+    if as_json:
+        emit_json({"results": str(output), "cells": result.rows})
+    else:
+        print_tables(output, result.rows)
+        console.print(
+            f"ran {result.ran} cell(s), {result.skipped} already done; oracle computed "
+            f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s"
+        )
+        console.print(f"results: {output}")
+    if any(
+        r["state"] in ("failed", "timeout") or r.get("verdict") in ("incorrect", "no_output")
+        for r in result.rows
+    ):
+        raise typer.Exit(1)
+
+
+def _total(output: Path) -> int:
+    plan = json.loads((output / "matrix.json").read_text()).get("plan", [])
+    return len(plan)
+
+
+@app.command("show")
+def show_command(
+    results: Annotated[Path, typer.Argument(help="a results directory of rsp matrix run")],
+) -> None:
+    """Print the tables of a results directory (reads RESULTS/ only, never runs an engine)."""
+    store = Store(results)
+    if not store.marker.exists():
+        raise InputError("not a matrix results directory (no matrix.json)", path=results)
+    print_tables(results, store.rows())
+    console.print(f"results: {results}")
+
+
+@app.command("schema")
+def schema_command() -> None:
+    """The JSON Schema of a matrix spec."""
+    emit_json(schema())
+
+
+def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
+    specs = list(dict.fromkeys(r["spec"] for r in rows))
+    for name in specs:
+        mine = [r for r in rows if r["spec"] == name]
+        console.print(verdict_table(mine, f"{name}: verdicts (t0 ms)"))
+        console.print(perf_table(mine, f"{name}: performance (medians)"))
+        odd = [
+            r for r in mine if r["state"] != "ok" or r.get("verdict") in ("incorrect", "no_output")
+        ]
+        if odd:
+            console.print(reasons_table(odd, f"{name}: cells without a correct verdict"))
+    mm_path = root / "mismatch.parquet"
+    if mm_path.exists():
+        mm = pq.read_table(mm_path).to_pylist()
+        if mm:
+            console.print(mismatch_table(mm, "LSBench mismatch mm(E1, E2)"))

@@ -1,0 +1,130 @@
+"""The comparison tables ``rsp matrix run`` / ``show`` print (rich), from cell rows."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from rich.table import Table
+
+COLOURS = {
+    "correct": "green",
+    "incorrect": "red",
+    "no_output": "red",
+    "refused": "yellow",
+    "unavailable": "dim",
+    "failed": "red",
+    "timeout": "red",
+    "interrupted": "red",
+    "not_judged": "dim",
+}
+
+
+def outcome(row: dict[str, Any]) -> str:
+    """One word for a cell: its verdict when it ran, else its state."""
+    if row["state"] == "ok":
+        return str(row.get("verdict") or "not_judged")
+    return str(row["state"])
+
+
+def _med(rows: list[dict[str, Any]], col: str) -> float | None:
+    vals = [float(r[col]) for r in rows if r.get(col) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def _num(v: float | None, fmt: str = "{:.1f}") -> str:
+    return "" if v is None else fmt.format(v)
+
+
+def verdict_table(rows: list[dict[str, Any]], title: str) -> Table:
+    """engine@runtime × query: the verdict (t0), over all repetitions and feedings."""
+    queries = list(dict.fromkeys(r["query"] for r in rows))
+    by: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        by[f"{r['engine']}@{r['runtime']}"][r["query"]].append(r)
+    t = Table(title=title, show_lines=False)
+    t.add_column("engine@runtime")
+    for q in queries:
+        t.add_column(q, justify="center")
+    for name, per_query in by.items():
+        cells = []
+        for q in queries:
+            members = per_query.get(q, [])
+            words = sorted({outcome(r) for r in members})
+            t0s = sorted({r["t0_ms"] for r in members if r.get("t0_ms") is not None})
+            text = "/".join(f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words)
+            if t0s and words == ["correct"]:
+                text += f" t0={t0s[0]}"
+            cells.append(text)
+        t.add_row(name, *cells)
+    return t
+
+
+def perf_table(rows: list[dict[str, Any]], title: str) -> Table:
+    """Per engine@runtime (cells that ran): medians over queries, feedings and repetitions."""
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if r["state"] in ("ok", "failed", "timeout"):
+            by[f"{r['engine']}@{r['runtime']}"].append(r)
+    t = Table(title=title)
+    for col in (
+        "engine@runtime",
+        "cells",
+        "correct",
+        "rate tr/s",
+        "t/triple µs",
+        "latency p50 ms",
+        "latency p95 ms",
+        "peak RSS MB",
+        "heap MB",
+        "CPU %",
+        "wall s",
+    ):
+        t.add_column(col, justify="right" if col != "engine@runtime" else "left")
+    for name, members in by.items():
+        ok = sum(1 for r in members if r.get("verdict") == "correct")
+        t.add_row(
+            name,
+            str(len(members)),
+            str(ok),
+            _num(_med(members, "rate_achieved"), "{:.0f}"),
+            _num(_med(members, "time_per_triple_us")),
+            _num(_med(members, "latency_ms_p50"), "{:.0f}"),
+            _num(_med(members, "latency_ms_p95"), "{:.0f}"),
+            _num(_med(members, "peak_rss_mb"), "{:.0f}"),
+            _num(_med(members, "peak_heap_mb"), "{:.0f}"),
+            _num(_med(members, "cpu_mean_pct"), "{:.0f}"),
+            _num(sum(float(r.get("wall_s") or 0) for r in members), "{:.0f}"),
+        )
+    return t
+
+
+def mismatch_table(mm: list[dict[str, Any]], title: str) -> Table:
+    """LSBench mm(E1, E2) per ordered pair, mean over queries (and max)."""
+    by: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for m in mm:
+        by[(m["e1"], m["e2"])].append(float(m["mm_percent"]))
+    t = Table(title=title)
+    for col in ("E1", "E2", "queries", "mean mm %", "max mm %"):
+        t.add_column(col)
+    for (a, b), vals in sorted(by.items()):
+        t.add_row(a, b, str(len(vals)), f"{statistics.fmean(vals):.1f}", f"{max(vals):.1f}")
+    return t
+
+
+def reasons_table(rows: list[dict[str, Any]], title: str) -> Table:
+    """Cells that did not produce a verdict, with why (refused, unavailable, failed)."""
+    t = Table(title=title, show_lines=False)
+    for col in ("cell", "state", "why"):
+        t.add_column(col, overflow="fold")
+    seen: set[tuple[str, str]] = set()
+    for r in rows:
+        if r["state"] == "ok" and r.get("verdict") not in ("incorrect", "no_output"):
+            continue
+        why = r.get("reason") or r.get("divergence") or ""
+        if (r["state"], why) in seen and r["state"] == "unavailable":
+            continue
+        seen.add((r["state"], why))
+        t.add_row(r["label"], f"[{COLOURS.get(outcome(r), 'white')}]{outcome(r)}[/]", why[:300])
+    return t

@@ -1,0 +1,220 @@
+"""``run_cell``: one cell = one recorded run (``rsp_sdk.run.runner.run``) plus its judgement.
+
+The runner never raises for an engine failure (crash, hang, refusal): those come back as a run
+state and land in ``cell.json`` with the engine's message, and the matrix goes on. The verdict
+is the CSRBench one, from ``rsp_sdk.csrbench.judge`` (the single judging function: t0
+candidates, contiguous-part rule, no-output rule), against the oracle's output from the
+matrix's cache. ``cell.json`` is written last: until then the cell does not count as done.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from rsp_sdk.engine.adapter import Adapter
+from rsp_sdk.engine.registry import get_adapter
+from rsp_sdk.errors import RspError
+from rsp_sdk.matrix.inputs import PreparedStream
+from rsp_sdk.matrix.metrics import run_metrics
+from rsp_sdk.matrix.oracle_cache import OracleCache
+from rsp_sdk.matrix.plan import Cell, CellState
+from rsp_sdk.matrix.spec import Metric
+from rsp_sdk.matrix.store import Store
+from rsp_sdk.model.profile import Profile
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.run.feeder import FeederConfig
+from rsp_sdk.run.runner import RunRequest, run
+from rsp_sdk.util.atomic import atomic_path
+
+VERDICTS = {"correct": "correct", "incorrect": "incorrect", "no output": "no_output"}
+
+
+def base_row(cell: Cell) -> dict[str, Any]:
+    """The axes of a cell as cell.json columns, every outcome column still empty."""
+    row = cell.model_dump(
+        mode="json",
+        include={
+            "key",
+            "label",
+            "spec",
+            "group",
+            "engine",
+            "adapter_version",
+            "runtime",
+            "query",
+            "params",
+            "stream",
+            "stream_sha256",
+            "rate",
+            "feeding",
+            "repetition",
+            "profile",
+            "reason",
+        },
+    )
+    row.update(
+        state=cell.state.value,
+        verdict="not_judged",
+        relations=0,
+        rows=0,
+        triples_pushed=0,
+        wall_s=0.0,
+        run_dir=None,
+    )
+    return row
+
+
+def _query_file(store: Store, spec: QuerySpec) -> Path:
+    text = spec.model_dump_json(indent=2)
+    path = store.root / "queries" / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    if not path.exists():
+        with atomic_path(path) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def _state(summary_state: str, error: str | None) -> CellState:
+    if summary_state == "ok":
+        return CellState.OK
+    if summary_state == "interrupted":
+        return CellState.INTERRUPTED
+    text = (error or "").lower()
+    return (
+        CellState.TIMEOUT
+        if ("timed out" in text or "timeout" in text or "hung" in text)
+        else (CellState.FAILED)
+    )
+
+
+def _adapter(cell: Cell) -> Adapter:
+    adapter = get_adapter(cell.engine)
+    if cell.profile_json is not None and cell.profile_json != adapter.profile.model_dump(
+        mode="json"
+    ):  # the spec overrides the profile the engine is judged under
+        adapter = copy.copy(adapter)
+        adapter.profile = Profile.model_validate(cell.profile_json)
+    return adapter
+
+
+def run_cell(
+    cell: Cell, store: Store, streams: dict[str, PreparedStream], oracle: OracleCache
+) -> dict[str, Any]:
+    """Run, judge and record one cell; returns its cell.json row (never raises for engines)."""
+    row = base_row(cell)
+    started = time.monotonic()
+    row["started_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    if cell.state in (CellState.REFUSED, CellState.UNAVAILABLE):
+        store.finish(cell.key, row)
+        return row
+    store.set_aside(cell.key)
+    stream = streams[cell.stream]
+    assert cell.query_spec is not None and cell.feeder is not None
+    spec = QuerySpec.model_validate(cell.query_spec)
+    adapter = _adapter(cell)
+    run_dir = store.cell_dir(cell.key)
+    try:
+        summary = run(
+            RunRequest(
+                engine=cell.engine,
+                runtime=cell.runtime,
+                query=_query_file(store, spec),
+                stream=stream.path,
+                output=run_dir,
+                feeder=FeederConfig.model_validate(cell.feeder),
+                engine_config=cell.engine_config,
+                drain_quiet_s=cell.drain_quiet_s,
+                drain_max_s=cell.drain_max_s,
+            ),
+            adapter=adapter,
+        )
+    except (RspError, ValueError, OSError) as exc:  # a usage error for this combination
+        run_dir.mkdir(parents=True, exist_ok=True)
+        reason = f"{type(exc).__name__}: {exc}"
+        row.update(state=CellState.FAILED.value, reason=reason, wall_s=time.monotonic() - started)
+        store.finish(cell.key, row)
+        return row
+    state = _state(summary.state, summary.error)
+    row.update(
+        state=state.value,
+        reason=summary.engine_message or summary.error if state is not CellState.OK else None,
+        relations=summary.result_events,
+        rows=summary.result_rows,
+        run_dir=str(run_dir.relative_to(store.root)),
+    )
+    row.update(run_metrics(run_dir))
+    if state is CellState.OK and {"csrbench", "yabench"} & set(cell.metrics):
+        row.update(_judge(cell, spec, adapter, stream, run_dir, summary.result_events, oracle))
+    row["wall_s"] = time.monotonic() - started
+    store.finish(cell.key, row)
+    return row
+
+
+def _judge(
+    cell: Cell,
+    spec: QuerySpec,
+    adapter: Adapter,
+    stream: PreparedStream,
+    run_dir: Path,
+    events: int,
+    oracle: OracleCache,
+) -> dict[str, Any]:
+    from rsp_sdk.csrbench import divergence_text, judge
+
+    out: dict[str, Any] = {}
+    try:
+        expected, _ = oracle.expected(
+            stream.path, stream.sha256, spec, adapter.profile, stream.static
+        )
+        verdict, detail = judge(stream.path, spec, adapter, run_dir, events, expected=expected)
+        out["verdict"] = VERDICTS[verdict]
+        with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
+            tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
+        out["t0_ms"] = detail.get("t0")
+        out["divergence"] = divergence_text(detail)
+        if detail.get("divergence"):
+            out["divergence_detail"] = json.dumps(detail["divergence"], sort_keys=True)
+        if Metric.YABENCH.value in cell.metrics:
+            out.update(_yabench(spec, adapter, run_dir, expected, detail.get("t0")))
+    except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
+        out["verdict"] = "not_judged"
+        out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"
+    return out
+
+
+def _yabench(
+    spec: QuerySpec, adapter: Adapter, run_dir: Path, expected: Any, t0: int | None
+) -> dict[str, Any]:
+    """YABench precision / recall per window (windows.parquet) and overall."""
+    from rsp_sdk.compare.answers import load_answers
+    from rsp_sdk.compare.check import Metrics, check
+
+    profile = adapter.profile
+    result = check(
+        expected,
+        load_answers(run_dir),
+        profile,
+        profile.r2s or spec.r2s,
+        query=spec.name,
+        metrics=Metrics.YABENCH,
+        t0=t0,
+    )
+    report = result.yabench
+    if report is None:
+        return {}
+    with atomic_path(run_dir / "windows.parquet") as tmp:
+        pq.write_table(report.to_arrow(), tmp)
+    delays = [w.delay_ms for w in report.windows if w.delay_ms is not None]
+    return {
+        "precision": report.mean_precision,
+        "recall": report.mean_recall,
+        "delay_ms_p50": statistics.median(delays) if delays else None,
+    }

@@ -1,0 +1,124 @@
+"""Per-cell performance numbers, read back from a run directory's tables.
+
+Nothing here touches an engine: every number comes from ``pushed.parquet`` (feeding phases),
+``outputs.parquet`` (result arrivals) and ``perf.parquet`` (the sampler), so a cell can be
+re-measured from its recorded run. Definitions follow METRICS.md:
+
+* achieved rate: measured triples / (last push end − first push start);
+* engine time T and t = T/N (Ren et al.): time spent inside the engine's ``push`` verb;
+* result latency: arrival of a relation minus the moment its window closed on the input side:
+  the start of the first push carrying a triple at or after the relation's report time (the
+  end of the last push when only ``advance_time`` closed it); a push is the finest grain;
+* peak RSS / heap, mean CPU, max threads, GC count over the run; MCR = (max − min) / period.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.compute as pc
+
+from rsp_sdk.run.recorder import read_table
+
+
+def _f(value: Any) -> float | None:
+    if value is None:
+        return None
+    v = float(value)
+    return None if np.isnan(v) else v
+
+
+def feeding_metrics(run_dir: Path) -> dict[str, float | int | None]:
+    pushed = read_table(run_dir, "pushed")
+    measured = pushed.filter(pc.equal(pushed.column("phase"), "measure"))
+    if measured.num_rows == 0:
+        return {
+            "triples_pushed": 0,
+            "rate_achieved": None,
+            "engine_time_s": None,
+            "time_per_triple_us": None,
+        }
+    n = int(pc.sum(measured.column("count")).as_py())
+    start = int(pc.min(measured.column("t_sys_start_ns")).as_py())
+    end = int(pc.max(measured.column("t_sys_end_ns")).as_py())
+    busy = pc.subtract(measured.column("t_sys_end_ns"), measured.column("t_sys_start_ns"))
+    engine_s = int(pc.sum(busy).as_py()) / 1e9
+    span = (end - start) / 1e9
+    return {
+        "triples_pushed": n,
+        "rate_achieved": n / span if span > 0 else None,
+        "engine_time_s": engine_s,
+        "time_per_triple_us": engine_s / n * 1e6 if n else None,
+    }
+
+
+def latency_metrics(run_dir: Path) -> dict[str, float | None]:
+    none: dict[str, float | None] = {
+        "latency_ms_p50": None,
+        "latency_ms_p95": None,
+        "latency_ms_max": None,
+    }
+    pushed = read_table(run_dir, "pushed").sort_by("t_app_min_ms")
+    outputs = read_table(run_dir, "outputs")
+    if pushed.num_rows == 0 or outputs.num_rows == 0:
+        return none
+    rel = outputs.group_by(["query", "seq"]).aggregate([("t_sys_ns", "min"), ("t_app_ms", "max")])
+    app = rel.column("t_app_ms_max").to_numpy(zero_copy_only=False)
+    sys_ns = rel.column("t_sys_ns_min").to_numpy(zero_copy_only=False)
+    # the moment input time passed the window close: the start of the first push carrying a
+    # triple at or after it (or, for a window closed by advance_time, the end of the last push)
+    reach = np.maximum.accumulate(pushed.column("t_app_max_ms").to_numpy())
+    starts = pushed.column("t_sys_start_ns").to_numpy()
+    last_end = float(pc.max(pushed.column("t_sys_end_ns")).as_py())
+    lat: list[float] = []
+    for a, s in zip(app, sys_ns, strict=True):
+        if a is None or s is None or np.isnan(a) or np.isnan(s):
+            continue
+        i = int(np.searchsorted(reach, a, side="left"))
+        ref = float(starts[i]) if i < len(starts) else last_end
+        lat.append((float(s) - ref) / 1e6)
+    if not lat:
+        return none
+    arr = np.asarray(lat)
+    return {
+        "latency_ms_p50": float(np.percentile(arr, 50)),
+        "latency_ms_p95": float(np.percentile(arr, 95)),
+        "latency_ms_max": float(arr.max()),
+    }
+
+
+def resource_metrics(run_dir: Path) -> dict[str, float | None]:
+    perf = read_table(run_dir, "perf")
+    if perf.num_rows == 0:
+        return {
+            k: None
+            for k in (
+                "peak_rss_mb",
+                "peak_heap_mb",
+                "mcr_mb_s",
+                "cpu_mean_pct",
+                "threads_max",
+                "gc_count",
+            )
+        }
+    rss = perf.column("rss_bytes").to_numpy() / 1e6
+    t = perf.column("t_sys_ns").to_numpy() / 1e9
+    period = float(t.max() - t.min())
+    gc = pc.max(perf.column("gc_count")).as_py()
+    gc0 = pc.min(perf.column("gc_count")).as_py()
+    heap = pc.max(perf.column("heap_used")).as_py()
+    return {
+        "peak_rss_mb": float(rss.max()),
+        "peak_heap_mb": None if heap is None else heap / 1e6,
+        "mcr_mb_s": float(rss.max() - rss.min()) / period if period > 0 else None,
+        "cpu_mean_pct": _f(pc.mean(perf.column("cpu_percent")).as_py()),
+        "threads_max": _f(pc.max(perf.column("threads")).as_py()),
+        "gc_count": None if gc is None or gc0 is None else float(gc - gc0),
+    }
+
+
+def run_metrics(run_dir: Path) -> dict[str, Any]:
+    """Every performance column of cells.parquet for one run directory."""
+    return {**feeding_metrics(run_dir), **latency_metrics(run_dir), **resource_metrics(run_dir)}

@@ -1,0 +1,381 @@
+"""``plan(spec)``: the cells of a matrix, each with a stable key, before anything runs.
+
+The cells are the product of the spec's axes (repetition × engine × runtime × stream × query ×
+parameters × feeding), repetition outermost so rep 1 of every engine runs before rep 2 (asv's
+interleaved rounds). A cell that cannot run stays in the plan with ``state`` refused (the
+engine lacks a feature, or its dialect cannot say the query) or unavailable (runtime cannot
+carry the engine, engine not provisioned, adapter missing) and the reason, so a table of results
+shows the gap instead of hiding it.
+
+A cell's key is the sha256 of the canonical JSON of everything that decides its numbers (asv's
+``version``): stream sha256, the rendered query text, the profile, the adapter's name, dist
+version and provisioned artifact hashes, runtime, feeding, engine config, limits, repetition
+and ``MATRIX_FORMAT`` — never an output path, a host name or a time.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import itertools
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from rsp_sdk.engine.adapter import Adapter
+from rsp_sdk.engine.capabilities import Feature, required_features
+from rsp_sdk.engine.session import UnsupportedQuery
+from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.matrix.inputs import PreparedStream, expand
+from rsp_sdk.matrix.spec import MATRIX_FORMAT, FeedMode, MatrixSpec, Metric, Rule
+from rsp_sdk.model.profile import Profile, load_profile
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.run.feeder import FeederConfig, PacingMode
+
+
+class CellState(StrEnum):
+    PLANNED = "planned"
+    OK = "ok"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    REFUSED = "refused"
+    UNAVAILABLE = "unavailable"
+    INTERRUPTED = "interrupted"
+
+
+class Cell(BaseModel):
+    """One planned run: its axes, resolved inputs and key (what ``matrix.json`` lists)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    label: str
+    spec: str
+    group: str | None
+    engine: str
+    adapter_version: str
+    runtime: str
+    query: str
+    params: str
+    stream: str
+    stream_sha256: str
+    rate: float | None
+    feeding: str
+    repetition: int
+    profile: str
+    state: CellState
+    reason: str | None = None
+    parallel_ok: bool = False
+    # what execute needs (part of the key through `inputs`)
+    query_spec: dict[str, Any] | None = None
+    feeder: dict[str, Any] | None = None
+    drain_quiet_s: float = 2.0
+    drain_max_s: float = 60.0
+    engine_config: dict[str, Any] = {}
+    profile_json: dict[str, Any] | None = None
+    metrics: list[str] = []
+
+    def axes(self) -> dict[str, Any]:
+        """The values ``--only`` and the spec's rules match on."""
+        return {
+            "engine": self.engine,
+            "runtime": self.runtime,
+            "query": self.query,
+            "stream": self.stream,
+            "feeding": self.feeding,
+            "rate": self.rate,
+            "repetition": self.repetition,
+            "state": self.state.value,
+        }
+
+
+def cell_key(inputs: dict[str, Any]) -> str:
+    canonical = json.dumps({**inputs, "format": MATRIX_FORMAT}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    params: dict[str, str]
+    spec: QuerySpec
+    streams: list[str] | None
+
+
+def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
+    """Every query file × parameter combination of the spec, parsed."""
+    from rsp_sdk.query import load_query
+
+    base = spec_path.resolve().parent
+    out: list[Query] = []
+    for axis in spec.queries:
+        files: list[Path] = []
+        for pattern in axis.files:
+            hits = sorted(glob.glob(str(expand(pattern, base))))
+            if not hits:
+                raise InputError(f"no query file matches {pattern!r}", path=spec_path)
+            files += [Path(h) for h in hits]
+        names = sorted(axis.params)
+        for values in itertools.product(*(axis.params[n] for n in names)):
+            params = dict(zip(names, values, strict=True))
+            for f in files:
+                q = load_query(f, params or None)
+                name = f.stem + ("[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]")
+                name = f.stem if not params else name
+                q = q.model_copy(update={"name": f.stem})
+                out.append(Query(name=name, params=params, spec=q, streams=axis.streams))
+    return out
+
+
+def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[tuple[str, Any]]:
+    """(feeding label, FeederConfig, drain quiet seconds) for each feeding of the spec."""
+    from rsp_sdk.csrbench import feeding as engine_feeding
+
+    f = spec.feeding
+    base = {"batch_size": f.batch_size}
+    out: list[tuple[str, Any]] = []
+    for mode in f.modes:
+        if mode is FeedMode.ENGINE:
+            cfg, tail = engine_feeding(adapter, query)
+            out.append((cfg.mode.value, (None, cfg, tail)))
+        elif mode is FeedMode.AFAP:
+            out.append(("afap", (None, FeederConfig(mode=PacingMode.AFAP, **base), None)))
+        elif mode is FeedMode.FIXED:
+            cfg = FeederConfig(mode=PacingMode.AFAP, limit=f.limit, **base)
+            out.append(("fixed", (None, cfg, None)))
+        elif mode is FeedMode.REAL_TIME:
+            out.append(("real-time", (None, FeederConfig(mode=PacingMode.REAL_TIME), None)))
+        elif mode is FeedMode.RATE:
+            for r in f.rates:
+                cfg = FeederConfig(mode=PacingMode.APP_TIME, rate=r, **base)
+                out.append(("rate", (r, cfg, None)))
+        else:
+            for s in f.time_scales:
+                cfg = FeederConfig(mode=PacingMode.APP_TIME, time_scale=s, **base)
+                out.append(("time-scale", (None, cfg, None)))
+    return out
+
+
+class EngineInfo(BaseModel):
+    """What the plan needs to know of an engine (resolved once per matrix)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    name: str
+    adapter: Any = None  # Adapter, or None when the adapter cannot be loaded
+    version: str = ""
+    runtimes: list[str] = []
+    missing: list[str] = []
+    artifacts: dict[str, Any] = {}
+    error: str | None = None
+
+
+def engine_info(name: str) -> EngineInfo:
+    """The adapter, its runtimes, what is not provisioned, its artifact hashes (lock.json)."""
+    from rsp_sdk.engine.registry import get_adapter
+    from rsp_sdk.runtime import runtimes_for
+
+    try:
+        adapter = get_adapter(name)
+    except RspError as exc:
+        return EngineInfo(name=name, error=str(exc))
+    try:
+        missing = adapter.missing_artifacts(None)
+    except Exception as exc:  # an adapter that cannot even check is not ready
+        missing = [f"cannot check provisioning: {exc}"]
+    artifacts: dict[str, Any] = {}
+    manifest_of = getattr(adapter, "manifest", None)
+    if callable(manifest_of):
+        from rsp_sdk.engine.provision import ProvisionCache
+
+        manifest = manifest_of()
+        if manifest is not None:
+            artifacts = ProvisionCache().lock(manifest.name)
+    return EngineInfo(
+        name=name,
+        adapter=adapter,
+        version=adapter.version,
+        runtimes=runtimes_for(adapter.driver_kind),
+        missing=missing,
+        artifacts=artifacts,
+    )
+
+
+def _refusal(adapter: Adapter, query: QuerySpec) -> tuple[str | None, str | None]:
+    """(rendered query, None) or (None, why the engine refuses it)."""
+    missing = adapter.capabilities.missing(required_features(query))
+    if missing:
+        return None, "needs " + ", ".join(sorted(f.value for f in missing))
+    try:
+        return adapter.render(query), None
+    except UnsupportedQuery as exc:
+        return None, str(exc)
+
+
+def _excluded(rules: list[Rule], include: list[Rule], axes: dict[str, Any]) -> Rule | None:
+    for rule in rules:
+        if rule.matches(axes) and not any(r.matches(axes) for r in include):
+            return rule
+    return None
+
+
+def plan(
+    spec: MatrixSpec,
+    spec_path: Path,
+    streams: dict[str, PreparedStream],
+    *,
+    engines: dict[str, EngineInfo] | None = None,
+    queries: list[Query] | None = None,
+) -> list[Cell]:
+    """The cells of ``spec``, in run order (excluded cells are left out; refused and
+    unavailable ones are kept with their reason)."""
+    from rsp_sdk.csrbench import engine_query
+
+    engines = engines or {e.name: engine_info(e.name) for e in spec.engines}
+    queries = queries if queries is not None else load_queries(spec, spec_path)
+    override: Profile | None = load_profile(spec.profile) if spec.profile else None
+    cells: list[Cell] = []
+    for rep in range(1, spec.repetitions + 1):
+        for axis in spec.engines:
+            info = engines[axis.name]
+            runtimes = axis.runtimes or info.runtimes or ["subprocess"]
+            for runtime, stream, query in itertools.product(runtimes, spec.streams, queries):
+                if query.streams is not None and stream.name not in query.streams:
+                    continue
+                cells += _cells_for(
+                    spec,
+                    axis.engine_config,
+                    info,
+                    runtime,
+                    streams[stream.name],
+                    query,
+                    rep,
+                    override,
+                    engine_query,
+                )
+    return cells
+
+
+def _cells_for(
+    spec: MatrixSpec,
+    engine_config: dict[str, Any],
+    info: EngineInfo,
+    runtime: str,
+    stream: PreparedStream,
+    query: Query,
+    rep: int,
+    override: Profile | None,
+    engine_query: Any,
+) -> list[Cell]:
+    adapter = info.adapter
+    q = engine_query(query.spec, adapter) if adapter is not None else query.spec
+    profile = override or (adapter.profile if adapter is not None else None)
+    feeds = _feeders(spec, adapter, q) if adapter is not None else [("afap", (None, None, None))]
+    out: list[Cell] = []
+    for feed_label, (rate, feeder, tail) in feeds:
+        axes = {
+            "engine": info.name,
+            "runtime": runtime,
+            "query": query.name,
+            "stream": stream.name,
+            "feeding": feed_label,
+            "rate": rate,
+        }
+        if _excluded(spec.exclude, spec.include, axes) is not None:
+            continue
+        state, reason, rendered = CellState.PLANNED, None, None
+        if adapter is None:
+            state, reason = CellState.UNAVAILABLE, info.error
+        elif runtime not in info.runtimes:
+            state = CellState.UNAVAILABLE
+            reason = f"runtime {runtime} cannot carry {info.name} ({', '.join(info.runtimes)})"
+        elif info.missing:
+            state, reason = CellState.UNAVAILABLE, "not provisioned: " + "; ".join(info.missing)
+        if adapter is not None:
+            rendered, why = _refusal(adapter, q)
+            if why is not None and state is CellState.PLANNED:
+                state, reason = CellState.REFUSED, why
+        limits = spec.limits.model_dump(mode="json")
+        feeder_json = feeder.model_dump(mode="json") if feeder is not None else None
+        key = cell_key(
+            {
+                "stream_sha256": stream.sha256,
+                "static": [str(s) for s in stream.static],
+                "query": rendered if rendered is not None else q.model_dump_json(),
+                "profile": profile.model_dump(mode="json") if profile else None,
+                "adapter": [info.name, info.version, info.artifacts],
+                "runtime": runtime,
+                "feeding": feeder_json,
+                "engine_config": engine_config,
+                "limits": limits,
+                "repetition": rep,
+            }
+        )
+        app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
+        parallel = spec.wall_clock_free or (
+            app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
+        )
+        rate_txt = f"/rate={rate:g}" if rate is not None else f"/{feed_label}"
+        out.append(
+            Cell(
+                key=key,
+                label=f"{info.name}@{runtime}/{query.name}{rate_txt}/rep={rep}",
+                spec=spec.name,
+                group=spec.group,
+                engine=info.name,
+                adapter_version=info.version,
+                runtime=runtime,
+                query=query.name,
+                params=json.dumps(query.params, sort_keys=True),
+                stream=stream.name,
+                stream_sha256=stream.sha256,
+                rate=rate,
+                feeding=feed_label,
+                repetition=rep,
+                profile=profile.name if profile else "",
+                state=state,
+                reason=reason,
+                parallel_ok=parallel and runtime != "jpype",  # one JVM per process
+                query_spec=q.model_dump(mode="json"),
+                feeder=feeder_json,
+                drain_quiet_s=tail if tail is not None else spec.limits.drain_quiet_s,
+                drain_max_s=max(spec.limits.drain_max_s, 4 * (tail or 0)),
+                engine_config=engine_config,
+                profile_json=profile.model_dump(mode="json") if profile else None,
+                metrics=[m.value for m in spec.metrics],
+            )
+        )
+    return out
+
+
+def select(cells: list[Cell], only: list[str]) -> list[Cell]:
+    """``--only engine=cqels,query=q4``: keys AND together, repeated keys OR together."""
+    wanted: dict[str, set[str]] = {}
+    for item in only:
+        for part in item.split(","):
+            if not part.strip():
+                continue
+            k, sep, v = part.partition("=")
+            if not sep:
+                raise InputError(f"bad --only {part!r}", expected="AXIS=VALUE, e.g. engine=cqels")
+            wanted.setdefault(k.strip(), set()).add(v.strip())
+    known = set(cells[0].axes()) if cells else set()
+    for k in wanted:
+        if cells and k not in known:
+            raise InputError(f"unknown axis {k!r} in --only", expected=", ".join(sorted(known)))
+
+    def keep(c: Cell) -> bool:
+        axes = c.axes()
+        return all(_fmt(axes[k]) in vs for k, vs in wanted.items())
+
+    return [c for c in cells if keep(c)]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -1,0 +1,114 @@
+"""``run_matrix``: plan, skip what is done, run the rest, aggregate — resumable at any point.
+
+Resume works as asv's: a cell is done iff its ``cell.json`` exists, so a rerun after a kill
+re-plans (same keys, since keys hash only inputs), skips finished cells untouched, sets killed
+cells aside and runs them again. ``--retry-failed`` reruns failed, timed-out and interrupted
+cells (their old directories are kept under ``retried/``). With ``jobs > 1`` the cells whose
+numbers do not depend on wall-clock time run side by side in threads (each engine is its own
+process; the oracle's Spark session is shared); every other cell runs alone, afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from rsp_sdk.matrix.aggregate import aggregate
+from rsp_sdk.matrix.execute import run_cell
+from rsp_sdk.matrix.inputs import PreparedStream, prepare
+from rsp_sdk.matrix.oracle_cache import OracleCache
+from rsp_sdk.matrix.plan import Cell, plan, select
+from rsp_sdk.matrix.spec import MatrixSpec, Metric
+from rsp_sdk.matrix.store import Store
+
+RETRY = ("failed", "timeout", "interrupted")
+
+
+class Progress(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    event: str  # "start" | "done" | "skip"
+    cell: Cell
+    row: dict[str, Any] | None = None
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+class MatrixResult(BaseModel):
+    root: Path
+    cells: list[Cell]
+    rows: list[dict[str, Any]]
+    ran: int
+    skipped: int
+    oracle_computed: int
+    oracle_reused: int
+    wall_s: float
+
+
+def planned(
+    spec: MatrixSpec, spec_path: Path, inputs: Path, only: list[str] | None = None
+) -> tuple[dict[str, PreparedStream], list[Cell]]:
+    streams = prepare(spec, spec_path, inputs)
+    return streams, select(plan(spec, spec_path, streams), only or [])
+
+
+def run_matrix(
+    spec: MatrixSpec,
+    spec_path: Path,
+    output: Path,
+    *,
+    only: list[str] | None = None,
+    jobs: int = 1,
+    retry_failed: bool = False,
+    progress: ProgressFn | None = None,
+) -> MatrixResult:
+    started = time.monotonic()
+    store = Store(output)
+    store.open(spec, spec_path, [])  # claims the directory before anything is written in it
+    streams, cells = planned(spec, spec_path, output / "inputs", only)
+    store.open(spec, spec_path, cells)
+    todo: list[Cell] = []
+    for cell in cells:
+        done = store.done(cell.key)
+        if done is not None and not (retry_failed and done["state"] in RETRY):
+            if progress:
+                progress(Progress(event="skip", cell=cell, row=done))
+            continue
+        if done is not None:
+            store.retire(cell.key)
+        todo.append(cell)
+    oracle = OracleCache(store)
+
+    def one(cell: Cell) -> None:
+        if progress:
+            progress(Progress(event="start", cell=cell))
+        row = run_cell(cell, store, streams, oracle)
+        if progress:
+            progress(Progress(event="done", cell=cell, row=row))
+
+    side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
+    alone = [c for c in todo if c not in side_by_side]
+    if side_by_side:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for f in [pool.submit(one, c) for c in side_by_side]:
+                f.result()
+    for cell in alone:
+        one(cell)
+    aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
+    keys = {c.key for c in cells}
+    return MatrixResult(
+        root=output,
+        cells=cells,
+        rows=[r for r in store.rows() if r["key"] in keys],
+        ran=len(todo),
+        skipped=len(cells) - len(todo),
+        oracle_computed=oracle.computed,
+        oracle_reused=oracle.reused,
+        wall_s=time.monotonic() - started,
+    )

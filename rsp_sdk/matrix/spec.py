@@ -1,0 +1,208 @@
+"""``MatrixSpec``: what a matrix runs, read from a TOML file (``matrix/*.toml``).
+
+A spec names the axes of a comparison — engines (with runtimes and engine config), streams,
+queries (files, or templates with a parameter grid), feeding modes and rates, repetitions — and
+the rules that cut or re-add cells. It is a frozen pydantic model with ``extra="forbid"`` so a
+typo in a key is an error, not a silently ignored setting, and every error names the file, the
+line and the key (``InputError``, exit 2), like every other input of the project.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rsp_sdk.errors import InputError
+
+MATRIX_FORMAT = 1
+"""Bumped whenever a cell's meaning changes: every cell key changes with it (asv's version)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Metric(StrEnum):
+    CSRBENCH = "csrbench"  # verdict + t0 (contiguous part of the oracle's output)
+    YABENCH = "yabench"  # precision / recall / delay per window
+    LSBENCH = "lsbench"  # mismatch between every pair of engines
+    PERF = "perf"  # rate, time per triple, latency, RSS, heap, CPU, threads, GC
+
+
+class FeedMode(StrEnum):
+    ENGINE = "engine"  # the engine's clock decides: afap + advance_time, or real time
+    AFAP = "afap"
+    RATE = "rate"
+    REAL_TIME = "real-time"
+    TIME_SCALE = "time-scale"
+    FIXED = "fixed"  # afap, a fixed number of triples
+
+
+class EngineAxis(_Model):
+    name: str = Field(description="adapter name (rsp engines list)")
+    runtimes: list[str] | None = Field(
+        default=None, description="default: every runtime that can carry the engine"
+    )
+    engine_config: dict[str, Any] = Field(default_factory=dict)
+
+
+class ImportSource(_Model):
+    format: str = Field(description="csrbench (a folder of data_XX.ttl) or parquet")
+    path: str = Field(description="relative to the spec; ${RSP_SHARED_DATA} is expanded")
+    interval_ms: int = Field(default=1000, gt=0, description="csrbench: one graph per interval")
+    stream: str = Field(default="http://ex.org/streams/test", description="csrbench: stream IRI")
+
+
+class GeneratorSource(_Model):
+    name: str = Field(description="a generator of `rsp generate` (yabench, water, social)")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class StreamAxis(_Model):
+    name: str
+    source: ImportSource | None = Field(default=None, alias="import")
+    generator: GeneratorSource | None = None
+    static: list[str] = Field(default_factory=list, description="static data files")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StreamAxis:
+        if (self.source is None) == (self.generator is None):
+            raise ValueError("give exactly one of `import` or `generator`")
+        return self
+
+
+class QueryAxis(_Model):
+    files: list[str] = Field(description="RSP-QL files or globs, relative to the spec")
+    params: dict[str, list[str]] = Field(
+        default_factory=dict, description="template parameter grid (${NAME} → values)"
+    )
+    streams: list[str] | None = Field(default=None, description="default: every stream")
+
+
+class Feeding(_Model):
+    modes: list[FeedMode] = Field(default_factory=lambda: [FeedMode.ENGINE])
+    rates: list[float] = Field(default_factory=list, description="triples/s (mode rate)")
+    time_scales: list[float] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1, description="mode fixed: triples to push")
+    batch_size: int = Field(default=10_000, ge=1)
+    warmup: str | None = Field(default=None, description="a warm-up stream file")
+
+
+class Rule(_Model):
+    """Matches a cell when every given axis value equals the cell's (strings compare as text)."""
+
+    engine: str | None = None
+    runtime: str | None = None
+    query: str | None = None
+    stream: str | None = None
+    feeding: str | None = None
+    rate: float | None = None
+    reason: str | None = Field(default=None, description="shown for excluded cells")
+
+    def matches(self, axes: dict[str, Any]) -> bool:
+        given = self.model_dump(exclude_none=True, exclude={"reason"})
+        return all(axes.get(k) == v for k, v in given.items())
+
+
+class Limits(_Model):
+    timeout_s: float = Field(default=600.0, gt=0, description="a cell's whole run")
+    drain_quiet_s: float = Field(default=2.0, ge=0)
+    drain_max_s: float = Field(default=60.0, ge=0)
+    memory: str | None = Field(default=None, description="docker runtime memory limit")
+
+
+class MatrixSpec(_Model):
+    name: str
+    description: str = ""
+    group: str | None = Field(default=None, description="experiment within a benchmark")
+    engines: list[EngineAxis] = Field(min_length=1)
+    streams: list[StreamAxis] = Field(min_length=1)
+    queries: list[QueryAxis] = Field(min_length=1)
+    feeding: Feeding = Field(default_factory=Feeding)
+    repetitions: int = Field(default=1, ge=1)
+    metrics: list[Metric] = Field(default_factory=lambda: [Metric.CSRBENCH, Metric.PERF])
+    profile: str | None = Field(default=None, description="profile override (name or file)")
+    limits: Limits = Field(default_factory=Limits)
+    exclude: list[Rule] = Field(default_factory=list)
+    include: list[Rule] = Field(
+        default_factory=list, description="re-admit cells an exclude rule removed"
+    )
+    wall_clock_free: bool = Field(
+        default=False,
+        description="cells measure nothing time-dependent: --jobs may run any of them together",
+    )
+    expected_cell_s: float = Field(default=10.0, gt=0, description="for the plan's wall time")
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of a spec (for editors and for ``rsp matrix schema``)."""
+    return MatrixSpec.model_json_schema(by_alias=True)
+
+
+def _key_line(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based line of the TOML key at ``loc`` (tables, arrays of tables, inline keys),
+    or of its nearest enclosing key found; None when not even the first part is found."""
+    lines = text.splitlines()
+    heads = [n for n, line in enumerate(lines) if re.match(r"^\s*\[", line)]
+    start, end = 0, heads[0] if heads else len(lines)
+    best: int | None = None
+    path: list[str] = []
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            continue
+        path.append(str(part))
+        nxt = loc[i + 1] if i + 1 < len(loc) else None
+        name = re.escape(".".join(path))
+        tables = [n for n in heads if re.match(r"^\s*\[\[?\s*" + name + r"\s*\]", lines[n])]
+        if tables:
+            n = tables[nxt] if isinstance(nxt, int) and nxt < len(tables) else tables[0]
+            best, start = n, n + 1
+            end = next((m for m in heads if m > n), len(lines))
+            path = []
+            continue
+        key = re.compile(r"(^|[{,])\s*" + re.escape(str(part)) + r"\s*=")
+        hits = [n for n in range(start, end) if key.search(lines[n])]
+        if not hits:
+            break
+        best, start, end = hits[0], hits[0], hits[0] + 1
+        path = []
+    return None if best is None else best + 1
+
+
+def load_spec(path: Path | str) -> MatrixSpec:
+    """Read and validate a spec; every problem is an ``InputError`` naming file, line and key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("matrix spec not found", path=path) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(
+            f"invalid TOML: {exc}",
+            path=path,
+            line=int(m.group(1)) if m else None,
+            expected="a TOML matrix spec (see matrix/*.toml)",
+        ) from None
+    try:
+        return MatrixSpec.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        where = ".".join(str(x) for x in loc) or "(top level)"
+        shown = first.get("input")
+        raise InputError(
+            f"invalid spec key {where}: {first['msg']}",
+            path=path,
+            line=_key_line(text, loc),
+            text=None if isinstance(shown, dict) else json.dumps(shown, default=str)[:200],
+            expected="a key of MatrixSpec (rsp matrix schema)",
+        ) from None
