@@ -8,7 +8,6 @@ console message recorded, and a screenshot is kept (``$RSP_REPORT_SHOTS`` or the
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import shutil
@@ -17,33 +16,27 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from markupsafe import escape
 
 from tests.conftest import run_rsp
-from tests.report_support import arrange
 
 CHROMIUM = Path("/usr/bin/chromium")
-# rsp-js (every CI has it): two queries it answers correctly (docs/engines/rspjs.md); CQELS on
-# JPype, where provisioned: Q4, which it answers incorrectly (docs/engines/cqels.md)
-RSPJS_QUERIES = ("q1", "q6")
-CQELS_QUERIES = ("q4",)
+SPEC = Path(__file__).parent / "fixtures" / "report_matrix.toml"
 
 
-def _missing(engine: str) -> str | None:
-    """Why ``engine`` cannot run here (None: it can)."""
+def _rspjs_missing() -> str | None:
+    """Why rsp-js cannot run here (None: it can)."""
     from rsp_sdk.engine.provision import MissingArtifact, ProvisionCache
     from rsp_sdk.engine.registry import get_adapter
-    from rsp_sdk.errors import RspError
 
-    if engine == "rspjs" and shutil.which("node") is None:
+    if shutil.which("node") is None:
         return "node is not on PATH: rsp-js needs Node.js 18+ (Debian: apt-get install nodejs npm)"
-    if engine == "cqels" and shutil.which("java") is None:
-        return "java is not on PATH: CQELS needs a JDK 17"
     try:
-        manifest = get_adapter(engine).manifest()
+        manifest = get_adapter("rspjs").manifest()
         if manifest is not None:
             ProvisionCache().require(manifest)
-    except (MissingArtifact, RspError, LookupError) as exc:
-        return f"{engine} is not provisioned: {exc}"
+    except (MissingArtifact, LookupError) as exc:
+        return f"rsp-js is not provisioned (rsp engines fetch rspjs): {exc}"
     return None
 
 
@@ -51,30 +44,16 @@ def _missing(engine: str) -> str | None:
 def report_results(
     rsp_exe: list[str], shared_data: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    """A results folder of real runs judged by the oracle: rsp-js on CSRBench Q1 and Q6, and
-    CQELS on Q4 where CQELS is provisioned."""
-    reason = _missing("rspjs")
+    """RESULTS of a real `rsp matrix run` (tests/fixtures/report_matrix.toml): rsp-js, and
+    CQELS where provisioned, on CSRBench Q1 and Q4, judged by the oracle."""
+    reason = _rspjs_missing()
     if reason:
         pytest.skip(reason)
-    base = tmp_path_factory.mktemp("report-results")
-    outs = []
-    for engine, runtime, queries in (
-        ("rspjs", "subprocess", RSPJS_QUERIES),
-        ("cqels", "jpype", CQELS_QUERIES),
-    ):
-        if _missing(engine):
-            continue
-        outs.append(base / engine)
-        run_rsp(
-            rsp_exe,
-            "csrbench",
-            *("-e", engine, "-r", runtime),
-            *(a for q in queries for a in ("-q", q)),
-            *("--data", shared_data / "dellaglio+csrbench-oracle" / "data"),
-            *("-o", outs[-1]),
-            check=False,  # exit 1 when a verdict is incorrect: that is data, not a failure
-        )
-    return arrange(outs, base / "RESULTS")
+    results = tmp_path_factory.mktemp("report-results") / "RESULTS"
+    proc = run_rsp(rsp_exe, "matrix", "run", SPEC, "-o", results, check=False)
+    # exit 1 = some cell judged incorrect or failed: data for the report, not a test failure
+    assert proc.returncode in (0, 1), proc.stderr
+    return results
 
 
 @pytest.fixture(scope="session")
@@ -152,6 +131,10 @@ def test_report_page_in_chromium(
             )
             targets = [page.locator(h).count() for h in links]
             svgs = page.locator("figure svg").count()
+            page.locator("figure").first.screenshot(path=str(shots / "report-figure.png"))
+            rate_max = page.eval_on_selector_all(
+                "#table-rate-max tbody tr", "rows => rows.map(r => r.innerText)"
+            )
             page.locator(f"#{links[0][1:]}").scroll_into_view_if_needed()
             page.screenshot(path=str(shots / "report-detail.png"))
         finally:
@@ -159,16 +142,32 @@ def test_report_page_in_chromium(
     assert problems == []
     assert requests and all(u.startswith("file://") for u in requests), requests
     assert len(requests) == 1  # the page itself: every style and figure is inline
-    cells = _cells(report_results)
-    expected = {
-        (f"{c['engine']}@{c['runtime']}", c["query"]): c["verdict"].replace("_", " ")
-        for c in cells
+    expected = _expected_grid(_cells(report_results))
+    shown = {
+        (row[0], q): text
+        for row in grid
+        for q, text in zip(_grid_columns(out), row[1:], strict=True)
     }
-    shown = {(row[0], q): text for row in grid for q, text in zip(_grid_columns(out), row[1:], strict=True)}
-    for pos, verdict in expected.items():
-        assert shown[pos] == verdict, (pos, shown)
+    assert {pos: shown[pos] for pos in expected} == expected
     assert targets == [1] * len(links)
     assert svgs >= 1
+    assert "rspjs@subprocess" in rate_max[0]
+
+
+def _expected_grid(cells: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """What each verdict grid cell must say, from the cell.json files: the outcome (the state
+    when the run did not finish, else the verdict) and, over repetitions, ×n when they agree."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for c in cells:
+        column = c["query"] + (f" @{c['rate']:g}/s" if c["rate"] is not None else "")
+        outcome = c["state"] if c["state"] != "ok" else c["verdict"]
+        groups.setdefault((f"{c['engine']}@{c['runtime']}", column), []).append(outcome)
+    out = {}
+    for pos, outcomes in groups.items():
+        if len(set(outcomes)) == 1:
+            word = outcomes[0].replace("_", " ")
+            out[pos] = word if len(outcomes) == 1 else f"{word} ×{len(outcomes)}"
+    return out  # mixed repetitions: order of severity is the report's, not checked here
 
 
 def _grid_columns(out: Path) -> list[str]:
@@ -176,16 +175,21 @@ def _grid_columns(out: Path) -> list[str]:
     return [c.strip() for c in header.strip("|").split("|")][1:]
 
 
-def test_incorrect_cell_shows_first_divergence(report: tuple[Path, str], report_results: Path) -> None:
+def test_incorrect_cell_shows_first_divergence(
+    report: tuple[Path, str], report_results: Path
+) -> None:
     wrong = [c for c in _cells(report_results) if c["verdict"] == "incorrect"]
     if not wrong:
-        pytest.skip(f"no incorrect cell to show: {_missing('cqels') or 'CQELS answered Q4 right'}")
+        cqels = {c["state"]: c["reason"] for c in _cells(report_results) if c["engine"] == "cqels"}
+        pytest.skip(f"no cell judged incorrect to show (CQELS cells: {cqels})")
     page = (report[0] / "index.html").read_text()
     detail = json.loads(wrong[0]["divergence_detail"])
-    assert f"First diverging relation: {wrong[0]['label']}" in page
-    assert "expected, not emitted" in page and "emitted, not expected" in page
-    for binding in (detail["missing"] + detail["extra"])[:3]:
-        assert html.escape(json.dumps(binding, sort_keys=True, ensure_ascii=False)) in page
+    assert f"First diverging relation of {wrong[0]['label']}" in page
+    for binding, side in [(b, "minus") for b in detail["missing"]] + [
+        (b, "plus") for b in detail["extra"]
+    ]:
+        text = str(escape(json.dumps(binding, sort_keys=True, ensure_ascii=False)))
+        assert f'<span class="{side}">{text}</span>' in page
 
 
 def test_partial_matrix_lists_missing_cells(

@@ -6,17 +6,20 @@ IEEE paper, plus the numbers it draws as ``data/<name>.csv`` so a reader can rep
 table is written as Markdown (pandas + tabulate) and booktabs LaTeX (pandas' Styler), and kept
 for the page and for the terminal's headline tables.
 
-Figures are ``matplotlib.figure.Figure`` objects built without pyplot: no global figure
-registry, no GUI backend, nothing to close. SVG ids are salted with the figure's name so that
-many SVGs inlined in one page never share an id, and both formats are written without a
-creation date, so the same results give byte-identical figures.
+Figures are drawn by module-level ``draw(...) -> (Figure, data)`` functions, so a process pool
+can draw them side by side; they are ``matplotlib.figure.Figure`` objects built without pyplot:
+no global figure registry, no GUI backend, nothing to close. SVG ids are salted with the
+figure's name so that many SVGs inlined in one page never share an id, and both formats are
+written without a creation date, so the same results give byte-identical figures.
 """
 
 from __future__ import annotations
 
-import contextlib
+import multiprocessing
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,17 +51,12 @@ PAPER_RC: dict[Any, Any] = {
 }
 
 _PROLOG = re.compile(r"^.*?(?=<svg)", re.DOTALL)
+_PLACEHOLDER = re.compile(r"<!--rsp-figure:([a-z0-9-]+)-->")
 
 
 def paper_figure(width: float = COLUMN_IN, height: float = 2.2, **kw: Any) -> Figure:
-    """A figure in the paper's style (use inside ``paper_style()``)."""
+    """A figure in the paper's style (drawn inside ``render_figure``'s rc context)."""
     return Figure(figsize=(width, height), layout="constrained", **kw)
-
-
-@contextlib.contextmanager
-def paper_style() -> Iterator[None]:
-    with matplotlib.rc_context(PAPER_RC):
-        yield
 
 
 def slug(text: str) -> str:
@@ -66,11 +64,28 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
+DrawFn = Callable[..., tuple[Figure, pd.DataFrame]]
+
+
+def render_figure(root: Path, name: str, draw: DrawFn, args: tuple[Any, ...]) -> None:
+    """Draw one figure and write its PDF, SVG and CSV (runs in a worker process)."""
+    base = root / "figures" / name
+    with matplotlib.rc_context({**PAPER_RC, "svg.hashsalt": name}):
+        fig, data = draw(*args)
+        fig.savefig(base.with_suffix(".pdf"), metadata={"CreationDate": None})
+        fig.savefig(base.with_suffix(".svg"), metadata={"Date": None})
+    data.to_csv(root / "data" / f"{name}.csv", index=False)
+
+
 @dataclass(frozen=True)
 class FigureRef:
     name: str
     caption: str
-    svg: Markup  # the SVG element, inlined in the page
+
+    @property
+    def svg(self) -> Markup:
+        """A placeholder the page build replaces with the figure's SVG (drawn in parallel)."""
+        return Markup(f"<!--rsp-figure:{self.name}-->")
 
 
 @dataclass(frozen=True)
@@ -83,12 +98,20 @@ class TableRef:
 
 @dataclass
 class Artifacts:
-    """The output folder being built (a temporary folder until the whole report is written)."""
+    """The output folder being built (a temporary folder until the whole report is written).
+
+    Figures are drawn by ``workers`` processes (matplotlib is single-threaded and a matrix has
+    hundreds of figures); sections get a :class:`FigureRef` at once and the page build inlines
+    the SVGs after :meth:`finish`.
+    """
 
     root: Path
+    workers: int = 1
     figures: list[FigureRef] = field(default_factory=list)
     tables: list[TableRef] = field(default_factory=list)
     _names: set[str] = field(default_factory=set)
+    _pending: list[Future[None]] = field(default_factory=list)
+    _pool: ProcessPoolExecutor | None = None
 
     def __post_init__(self) -> None:
         for sub in ("figures", "tables", "data"):
@@ -103,18 +126,39 @@ class Artifacts:
         self._names.add(name)
         return name
 
-    def figure(self, name: str, fig: Figure, data: pd.DataFrame, caption: str) -> FigureRef:
-        """Write ``fig`` as PDF and SVG and its numbers as CSV; return it for inlining."""
+    def figure(self, name: str, draw: DrawFn, args: tuple[Any, ...], caption: str) -> FigureRef:
+        """Draw ``draw(*args)`` as PDF + SVG + CSV, in a worker when there are several."""
         name = self._unique(name)
-        base = self.root / "figures" / name
-        with matplotlib.rc_context({"svg.hashsalt": name}):
-            fig.savefig(base.with_suffix(".pdf"), metadata={"CreationDate": None})
-            fig.savefig(base.with_suffix(".svg"), metadata={"Date": None})
-        data.to_csv(self.root / "data" / f"{name}.csv", index=False)
-        svg = _PROLOG.sub("", base.with_suffix(".svg").read_text(encoding="utf-8"), count=1)
-        ref = FigureRef(name, caption, Markup(svg))
+        if self.workers <= 1:
+            render_figure(self.root, name, draw, args)
+        else:
+            if self._pool is None:
+                ctx = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+            self._pending.append(self._pool.submit(render_figure, self.root, name, draw, args))
+        ref = FigureRef(name, caption)
         self.figures.append(ref)
         return ref
+
+    def finish(self) -> None:
+        """Wait for every figure; the first drawing error is raised here."""
+        try:
+            for future in self._pending:
+                future.result()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
+            self._pending.clear()
+
+    def inline(self, page: str) -> str:
+        """The page with every figure placeholder replaced by its SVG element."""
+
+        def svg(match: re.Match[str]) -> str:
+            text = (self.root / "figures" / f"{match.group(1)}.svg").read_text(encoding="utf-8")
+            return _PROLOG.sub("", text, count=1)
+
+        return _PLACEHOLDER.sub(svg, page)
 
     def table(
         self, name: str, frame: pd.DataFrame, caption: str, *, headline: bool = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import time
 from dataclasses import dataclass
 from importlib import metadata, resources
@@ -25,6 +26,7 @@ from rsp_sdk.util.atomic import atomic_path
 
 MARKER = "report.json"
 REPORT_FORMAT = 1
+PARALLEL_FROM = 8  # cells; below this, starting worker processes costs more than it saves
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,11 @@ def _version() -> str:
         return "?"
 
 
+def _workers(results: Results) -> int:
+    """Processes drawing figures: one per CPU when there are enough figures to pay for them."""
+    return min(os.cpu_count() or 1, 4) if len(results.cells) >= PARALLEL_FROM else 1
+
+
 def build_report(
     results_dir: Path | str, output: Path | str, sections: tuple[Section, ...] = SECTIONS
 ) -> ReportSummary:
@@ -78,7 +85,7 @@ def build_report(
         )
     check_target(target)
     with atomic_path(target, directory=True) as tmp:
-        out = Artifacts(tmp)
+        out = Artifacts(tmp, workers=_workers(results))
         rendered = [
             {"name": s.name, "title": s.title, "html": s.render(results, out)} for s in sections
         ]
@@ -98,7 +105,8 @@ def build_report(
             results=str(results.root.resolve()),
             generated=generated,
         )
-        (tmp / "index.html").write_text(page, encoding="utf-8")
+        out.finish()
+        (tmp / "index.html").write_text(out.inline(page), encoding="utf-8")
         marker = {
             "format": REPORT_FORMAT,
             "generator": f"rsp report {_version()}",

@@ -29,6 +29,17 @@ from rsp_sdk.errors import InputError
 SERIES_AXES = ("engine", "runtime", "query", "params", "stream", "rate", "feeding", "profile")
 
 
+#: windows.parquet as ``rsp_sdk.compare.yabench`` writes it → the names of the results layout
+WINDOW_COLUMNS = {
+    "expected_seq": "window",
+    "window_open_ms": "open_ms",
+    "window_close_ms": "close_ms",
+    "triples_in_window": "triples",
+    "expected_size": "expected_rows",
+    "actual_size": "actual_rows",
+}
+
+
 class CellRecord(BaseModel):
     """One ``cell.json``: the cell's axes, outcome and metrics (null where not applicable)."""
 
@@ -236,15 +247,20 @@ class Results:
         return self._configs[cell.key]
 
     def table(self, cell: CellRecord, name: str) -> pd.DataFrame | None:
-        """``windows`` (beside cell.json) or a run table (``perf``, ``pushed``); None if absent."""
-        base = self.cell_dir(cell) if name == "windows" else self.run_dir(cell)
-        path = base / f"{name}.parquet"
-        if not path.exists():
+        """``windows`` (beside cell.json or in the run directory) or a run table (``perf``,
+        ``pushed``, ``outputs``); None if absent or empty."""
+        for base in (self.cell_dir(cell), self.run_dir(cell)):
+            path = base / f"{name}.parquet"
+            if path.exists():
+                break
+        else:
             return None
         try:
             frame: pd.DataFrame = pq.read_table(path).to_pandas()
         except (OSError, ValueError) as exc:
             raise InputError(f"unreadable Parquet table: {exc}", path=path) from None
+        if name == "windows":  # compare.yabench's column names → the layout's
+            frame = frame.rename(columns=WINDOW_COLUMNS)
         return frame if len(frame) else None
 
     def optional_table(self, name: str) -> pd.DataFrame | None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure, paper_style
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
 from rsp_sdk.report.results import CellRecord
 
 METRICS = {
@@ -21,21 +22,26 @@ MAX_PANELS = 6
 
 
 def figure(out: Artifacts, name: str, cells: list[CellRecord]) -> FigureRef | None:
+    """The boxplots, or None with fewer than two repetitions having some metric."""
     if len(cells) < 2:
         return None
-    values = {k: [float(v) for c in cells if (v := getattr(c, k)) is not None] for k in METRICS}
-    shown = [k for k, v in values.items() if len(v) >= 2][:MAX_PANELS]
+    data = pd.DataFrame(
+        [{"repetition": c.repetition, **{k: getattr(c, k) for k in METRICS}} for c in cells]
+    )
+    shown = [k for k in METRICS if data[k].notna().sum() >= 2][:MAX_PANELS]
     if not shown:
         return None
-    with paper_style():
-        fig = paper_figure(FULL_IN, 1.7)
-        axes = fig.subplots(1, len(shown), squeeze=False)[0]
-        for ax, k in zip(axes, shown, strict=True):
-            ax.boxplot(values[k], widths=0.5)
-            ax.set_title(METRICS[k])
-            ax.set_xticks([1], [f"n={len(values[k])}"])
-    data = pd.DataFrame(
-        [{"repetition": c.repetition, **{k: getattr(c, k) for k in shown}} for c in cells]
-    )
     caption = f"{cells[0].label.rsplit('/rep=', 1)[0]}: spread over {len(cells)} repetitions"
-    return out.figure(name, fig, data, caption)
+    return out.figure(name, draw, (data[["repetition", *shown]],), caption)
+
+
+def draw(data: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
+    shown = [c for c in data.columns if c != "repetition"]
+    fig = paper_figure(FULL_IN, 1.7)
+    axes = fig.subplots(1, len(shown), squeeze=False)[0]
+    for ax, k in zip(axes, shown, strict=True):
+        values = data[k].dropna().astype(float)
+        ax.boxplot(values, widths=0.5)
+        ax.set_title(METRICS[k])
+        ax.set_xticks([1], [f"n={len(values)}"])
+    return fig, data

@@ -4,11 +4,13 @@ the rate asked, one line per engine@runtime and query, medians over repetitions.
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure, paper_style
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
 
 
 def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
+    """The curves, or None when no engine and query ran at two rates."""
     rated = frame[frame["rate"].notna()]
     if rated.empty:
         return None
@@ -17,23 +19,26 @@ def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
         .median()
         .reset_index()
     )
-    lines = [(k, g.sort_values("rate")) for k, g in med.groupby(["row", "qcol"])]
-    lines = [(k, g) for k, g in lines if g["rate"].nunique() >= 2]
-    if not lines:
+    multi = med.groupby(["row", "qcol"])["rate"].transform("nunique") >= 2
+    if not multi.any():
         return None
-    with paper_style():
-        fig = paper_figure(FULL_IN, 2.6)
-        ax_thr, ax_lat = fig.subplots(1, 2)
-        for (row, q), g in lines:
-            label = f"{row} {q}"
-            ax_thr.plot(g["rate"], g["rate_achieved"], marker="o", label=label)
-            ax_lat.plot(g["rate"], g["latency_ms_p50"], marker="o", label=label)
-        top = float(med["rate"].max())
-        ax_thr.plot([0, top], [0, top], color="#999", ls=":", lw=0.8, label="asked = achieved")
-        ax_thr.set_xlabel("input rate asked (triples/s)")
-        ax_thr.set_ylabel("rate achieved (triples/s)")
-        ax_lat.set_xlabel("input rate asked (triples/s)")
-        ax_lat.set_ylabel("latency p50 (ms)")
-        ax_thr.legend(fontsize=6)
     caption = "Throughput achieved and result latency vs input rate (medians over repetitions)"
-    return out.figure(name, fig, med, caption)
+    return out.figure(name, draw, (med[multi].reset_index(drop=True),), caption)
+
+
+def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
+    fig = paper_figure(FULL_IN, 2.6)
+    ax_thr, ax_lat = fig.subplots(1, 2)
+    for (row, q), g in med.groupby(["row", "qcol"]):
+        g = g.sort_values("rate")
+        label = f"{row} {q}"
+        ax_thr.plot(g["rate"], g["rate_achieved"], marker="o", label=label)
+        ax_lat.plot(g["rate"], g["latency_ms_p50"], marker="o", label=label)
+    top = float(med["rate"].max())
+    ax_thr.plot([0, top], [0, top], color="#999", ls=":", lw=0.8, label="achieved = asked")
+    ax_thr.set_xlabel("input rate asked (triples/s)")
+    ax_thr.set_ylabel("rate achieved (triples/s)")
+    ax_lat.set_xlabel("input rate asked (triples/s)")
+    ax_lat.set_ylabel("latency p50 (ms)")
+    ax_thr.legend(fontsize=6)
+    return fig, med

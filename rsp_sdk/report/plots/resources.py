@@ -4,8 +4,10 @@ the sampler's ``perf.parquet`` and the feeder's ``pushed.parquet`` of the run di
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure, paper_style
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
 from rsp_sdk.report.results import CellRecord
 
 PHASE_COLOURS = {"warmup": "#fdd49e", "measure": "#c6dbef", "drain": "#e5e5e5"}
@@ -31,6 +33,11 @@ def phases(pushed: pd.DataFrame | None, t0_ns: int, end_s: float) -> list[tuple[
 def figure(
     out: Artifacts, name: str, cell: CellRecord, perf: pd.DataFrame, pushed: pd.DataFrame | None
 ) -> FigureRef:
+    caption = f"{cell.label}: memory and CPU over time (shaded: feeding phases)"
+    return out.figure(name, draw, (perf, pushed), caption)
+
+
+def draw(perf: pd.DataFrame, pushed: pd.DataFrame | None) -> tuple[Figure, pd.DataFrame]:
     perf = perf.sort_values("t_sys_ns")
     starts = [int(perf["t_sys_ns"].min())]
     if pushed is not None:
@@ -40,37 +47,27 @@ def figure(
     rss = perf["rss_bytes"] / MB
     heap = perf["heap_used"].astype("float64") / MB
     spans = phases(pushed, t0, float(t.max()))
-    with paper_style():
-        fig = paper_figure(FULL_IN, 2.8)
-        ax_mem, ax_cpu = fig.subplots(2, 1, sharex=True)
-        for ax in (ax_mem, ax_cpu):
-            for phase, a, b in spans:
-                ax.axvspan(
-                    a, max(b, a + 1e-3), color=PHASE_COLOURS.get(phase, "#eeeeee"), lw=0, zorder=0
-                )
-        ax_mem.plot(t, rss, label="RSS", color="#08519c")
-        if heap.notna().any():
-            ax_mem.plot(t, heap, label="JVM heap used", color="#a63603", ls="--")
-        ax_mem.set_ylabel("memory (MB)")
-        ax_mem.set_ylim(bottom=0)
-        ax_cpu.plot(t, perf["cpu_percent"], color="#54278f", label="CPU")
-        ax_cpu.set_ylabel("CPU (% of a core)")
-        ax_cpu.set_ylim(bottom=0)
-        ax_cpu.set_xlabel("time since the run started (s)")
-        handles, labels = ax_mem.get_legend_handles_labels()
-        from matplotlib.patches import Patch
-
-        seen = []
-        for phase, _, _ in spans:
-            if phase not in seen:
-                seen.append(phase)
-                handles.append(
-                    Patch(color=PHASE_COLOURS.get(phase, "#eeeeee"), label=f"{phase} phase")
-                )
-                labels.append(f"{phase} phase")
-        ax_mem.legend(handles, labels, loc="upper left", ncols=5, fontsize=6)
+    fig = paper_figure(FULL_IN, 2.8)
+    ax_mem, ax_cpu = fig.subplots(2, 1, sharex=True)
+    for ax in (ax_mem, ax_cpu):
+        for phase, a, b in spans:
+            colour = PHASE_COLOURS.get(phase, "#eeeeee")
+            ax.axvspan(a, max(b, a + 1e-3), color=colour, lw=0, zorder=0)
+    ax_mem.plot(t, rss, label="RSS", color="#08519c")
+    if heap.notna().any():
+        ax_mem.plot(t, heap, label="heap used", color="#a63603", ls="--")
+    ax_mem.set_ylabel("memory (MB)")
+    ax_mem.set_ylim(bottom=0)
+    ax_cpu.plot(t, perf["cpu_percent"], color="#54278f", label="CPU")
+    ax_cpu.set_ylabel("CPU (% of a core)")
+    ax_cpu.set_ylim(bottom=0)
+    ax_cpu.set_xlabel("time since the run started (s)")
+    handles, labels = ax_mem.get_legend_handles_labels()
+    for phase in dict.fromkeys(p for p, _, _ in spans):
+        handles.append(Patch(color=PHASE_COLOURS.get(phase, "#eeeeee")))
+        labels.append(f"{phase} phase")
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=6)
     data = pd.DataFrame(
         {"t_s": t, "rss_mb": rss, "heap_used_mb": heap, "cpu_percent": perf["cpu_percent"]}
     )
-    caption = f"{cell.label}: memory and CPU over time (shaded: feeding phases)"
-    return out.figure(name, fig, data, caption)
+    return fig, data

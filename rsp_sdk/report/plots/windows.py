@@ -4,56 +4,67 @@ window with the window borders marked, the delay per window, and result vs windo
 from __future__ import annotations
 
 import pandas as pd
+from matplotlib.figure import Figure
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure, paper_style
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
 from rsp_sdk.report.results import CellRecord
 
 MAX_BORDERS = 200  # beyond this many windows the border lines would paint the axes grey
 
 
-def figure(out: Artifacts, name: str, cell: CellRecord, frame: pd.DataFrame) -> FigureRef:
+def figure(out: Artifacts, name: str, cell: CellRecord, frame: pd.DataFrame) -> FigureRef | None:
+    """The figure, or None when no row answers a window (only unexpected outputs)."""
+    f = frame[frame["close_ms"].notna() & frame["open_ms"].notna()]
+    if f.empty:
+        return None
+    unexpected = len(frame) - len(f)
+    caption = (
+        f"{cell.label}: precision/recall, delay and sizes per window "
+        f"(dotted lines: window borders; {len(f)} windows"
+        + (f"; {unexpected} outputs answering no window not drawn)" if unexpected else ")")
+    )
+    return out.figure(name, draw, (f,), caption)
+
+
+def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     f = frame.sort_values(["close_ms", "window"]).reset_index(drop=True)
     t0 = float(f["open_ms"].min())
     close_s = (f["close_ms"] - t0) / 1000.0
-    with paper_style():
-        fig = paper_figure(FULL_IN, 4.2)
-        ax_pr, ax_delay, ax_size = fig.subplots(3, 1, sharex=True)
-        if len(f) <= MAX_BORDERS:
-            borders = sorted(set(((f["open_ms"] - t0) / 1000.0).tolist()) | set(close_s.tolist()))
-            for ax in (ax_pr, ax_delay, ax_size):
-                for b in borders:
-                    ax.axvline(b, color="#9e9e9e", lw=0.4, ls=":", zorder=0)
-        ax_pr.step(close_s, f["precision"], where="post", label="precision", marker="o")
-        ax_pr.step(close_s, f["recall"], where="post", label="recall", marker="s", ls="--")
-        ax_pr.set_ylim(-0.05, 1.05)
-        ax_pr.set_ylabel("score (0–1)")
-        ax_pr.legend(loc="lower right", ncols=2)
-        if f["delay_ms"].notna().any():
-            ax_delay.bar(close_s, f["delay_ms"].fillna(0), width=_width(close_s), color="#5e81ac")
-        else:
-            ax_delay.text(0.5, 0.5, "no delay measured", transform=ax_delay.transAxes, ha="center")
-        ax_delay.set_ylabel("delay (ms)")
-        ax_size.bar(
-            close_s, f["triples"], width=_width(close_s), color="#d8dee9", label="triples in window"
-        )
-        ax_size.set_ylabel("triples")
-        rows = ax_size.twinx()
-        rows.plot(close_s, f["expected_rows"], marker="o", color="#1a9850", label="expected rows")
-        rows.plot(
-            close_s, f["actual_rows"], marker="x", ls="--", color="#d73027", label="actual rows"
-        )
-        rows.set_ylabel("result rows")
-        rows.grid(False)
-        handles = ax_size.get_legend_handles_labels()
-        more = rows.get_legend_handles_labels()
-        rows.legend(handles[0] + more[0], handles[1] + more[1], loc="upper left", ncols=3)
-        ax_size.set_xlabel("window close (s after the first window opened)")
-    data = f.assign(close_s=close_s)
-    caption = (
-        f"{cell.label}: precision/recall, delay and sizes per window "
-        f"(dotted lines: window borders; {len(f)} windows)"
-    )
-    return out.figure(name, fig, data, caption)
+    width = _width(close_s)
+    fig = paper_figure(FULL_IN, 4.2)
+    ax_pr, ax_delay, ax_size = fig.subplots(3, 1, sharex=True)
+    if len(f) <= MAX_BORDERS:
+        borders = sorted(set(((f["open_ms"] - t0) / 1000.0).tolist()) | set(close_s.tolist()))
+        for ax in (ax_pr, ax_delay, ax_size):
+            for b in borders:
+                ax.axvline(b, color="#9e9e9e", lw=0.4, ls=":", zorder=0)
+    ax_pr.step(close_s, f["precision"], where="mid", label="precision", marker="o")
+    ax_pr.step(close_s, f["recall"], where="mid", label="recall", marker="s", ls="--")
+    ax_pr.set_ylim(-0.05, 1.1)
+    ax_pr.set_ylabel("score (0–1)")
+    ax_pr.legend(loc="lower right", ncols=2)
+    if f["delay_ms"].notna().any():
+        ax_delay.bar(close_s, f["delay_ms"].fillna(0), width=width, color="#5e81ac")
+        ax_delay.axhline(0, color="#444", lw=0.6)
+    else:
+        ax_delay.text(0.5, 0.5, "no delay measured", transform=ax_delay.transAxes, ha="center")
+    ax_delay.set_ylabel("delay (ms)")
+    ax_size.bar(close_s, f["triples"], width=width, color="#d8dee9", label="triples in window")
+    ax_size.set_ylabel("triples")
+    ax_size.set_ylim(0, max(float(f["triples"].max()), 1.0) * 1.45)  # room for the legend
+    rows = ax_size.twinx()
+    rows.plot(close_s, f["expected_rows"], marker="o", color="#1a9850", label="expected rows")
+    rows.plot(close_s, f["actual_rows"], marker="x", ls="--", color="#d73027", label="actual rows")
+    rows.set_ylabel("result rows")
+    top = max(float(f[["expected_rows", "actual_rows"]].max().max()), 1.0)
+    rows.set_ylim(0, top * 1.45)
+    rows.grid(False)
+    rows.spines["right"].set_visible(True)
+    h1, l1 = ax_size.get_legend_handles_labels()
+    h2, l2 = rows.get_legend_handles_labels()
+    rows.legend(h1 + h2, l1 + l2, loc="upper left", ncols=3)
+    ax_size.set_xlabel("window close (s after the first window opened)")
+    return fig, f.assign(close_s=close_s)
 
 
 def _width(x: pd.Series) -> float:

@@ -11,6 +11,7 @@ representative repetition (the first that has the table), named in the caption.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,13 +45,18 @@ REPETITION_COLUMNS = {
 
 
 @dataclass(frozen=True)
+class Line:
+    text: str
+    differs: bool  # missing from the actual, or extra in it
+
+
+@dataclass(frozen=True)
 class Divergence:
     label: str
     text: str
-    left_title: str
-    left: list[str]
-    right_title: str
-    right: list[str]
+    where: str
+    expected: list[Line]
+    actual: list[Line]
 
 
 @dataclass(frozen=True)
@@ -82,35 +88,57 @@ def repetition_table(cells: list[CellRecord]) -> TableRef:
     return TableRef("cells", "Repetitions", frame)
 
 
-def _bindings(value: Any) -> list[str]:
-    if value is None:
+def _canonical(binding: Any) -> str:
+    return json.dumps(binding, sort_keys=True, ensure_ascii=False)
+
+
+def _relation(results: Results, cell: CellRecord, seq: int | None) -> list[str]:
+    """The bindings of the emitted relation ``seq`` (run's outputs.parquet), canonical JSON."""
+    outputs = results.table(cell, "outputs")
+    if outputs is None or seq is None:
         return []
-    if isinstance(value, dict) and "bindings" in value:
-        value = value["bindings"]
-    if not isinstance(value, list):
-        return [json.dumps(value, sort_keys=True, ensure_ascii=False)]
-    return [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in value]
+    rows = outputs[outputs["seq"] == seq]["binding"].dropna()
+    return [_canonical(json.loads(b)) for b in rows]
 
 
-def divergence(cell: CellRecord) -> Divergence | None:
-    """Expected vs actual of the first diverging relation (``divergence_detail``), if any."""
+def divergence(results: Results, cell: CellRecord) -> Divergence | None:
+    """Expected vs actual of the first diverging relation, side by side.
+
+    ``divergence_detail`` (the CSRBench check's ``Divergence``) names the diverging emitted
+    relation (``actual_seq``) and the bag differences ``missing`` (expected, not emitted) and
+    ``extra`` (emitted, not expected); the actual relation is read from the run's outputs and
+    the expected one is actual − extra + missing.
+    """
     if cell.verdict != "incorrect" or not (cell.divergence or cell.divergence_detail):
         return None
     try:
-        detail = json.loads(cell.divergence_detail) if cell.divergence_detail else {}
+        detail = json.loads(cell.divergence_detail or "{}")
     except ValueError:
-        detail = {"raw": cell.divergence_detail}
+        detail = {}
     if not isinstance(detail, dict):
-        detail = {"raw": detail}
-    if "expected" in detail or "actual" in detail:
-        left_t, left = "expected", _bindings(detail.get("expected"))
-        right_t, right = "actual", _bindings(detail.get("actual"))
-    else:
-        left_t, left = "expected, not emitted", _bindings(detail.get("missing"))
-        right_t, right = "emitted, not expected", _bindings(detail.get("extra"))
-    if "raw" in detail:
-        right = [*right, str(detail["raw"])]
-    return Divergence(cell.label, cell.divergence or "", left_t, left, right_t, right)
+        detail = {}
+    missing = Counter(_canonical(b) for b in detail.get("missing") or [])
+    extra = Counter(_canonical(b) for b in detail.get("extra") or [])
+    actual = _relation(results, cell, detail.get("actual_seq"))
+    expected = Counter(actual)
+    expected.subtract(extra)
+    expected.update(missing)
+    left, budget = [], Counter(missing)
+    for text in sorted(expected.elements()):
+        left.append(Line(text, budget[text] > 0))
+        budget[text] -= 1
+    right, budget = [], Counter(extra)
+    for text in sorted(actual):
+        right.append(Line(text, budget[text] > 0))
+        budget[text] -= 1
+    right += [Line(t, True) for t in sorted((extra - Counter(actual)).elements())]
+    opened, closed = detail.get("expected_window_open_ms"), detail.get("expected_window_close_ms")
+    where = f"t0 = {detail.get('t0_ms')} ms"
+    if opened is not None:
+        where += f", expected window [{opened}, {closed}) ms"
+    if detail.get("actual_seq") is not None:
+        where += f", emitted relation #{detail['actual_seq']}"
+    return Divergence(cell.label, cell.divergence or "", where, left, right)
 
 
 def _first(
@@ -130,8 +158,9 @@ def series_block(results: Results, cells: list[CellRecord], out: Artifacts) -> S
     text, worst = summarize(cells)
     figures, notes = [], []
     win = _first(results, cells, "windows")
-    if win is not None:
-        figures.append(windows.figure(out, f"{sid}-windows", win[0], win[1]))
+    win_fig = None if win is None else windows.figure(out, f"{sid}-windows", win[0], win[1])
+    if win_fig is not None:
+        figures.append(win_fig)
     else:
         notes.append("No per-window metrics (the cell was not judged per window).")
     perf = _first(results, cells, "perf")
@@ -145,7 +174,7 @@ def series_block(results: Results, cells: list[CellRecord], out: Artifacts) -> S
         figures.append(box)
     elif len(cells) > 1:
         notes.append("No metric has a value in two repetitions: no boxplots.")
-    divs = [d for d in map(divergence, cells) if d is not None]
+    divs = [d for c in cells if (d := divergence(results, c)) is not None]
     return SeriesBlock(sid, title, text, worst.value, repetition_table(cells), divs, figures, notes)
 
 
