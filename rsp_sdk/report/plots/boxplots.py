@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, paper_figure
 from rsp_sdk.report.results import CellRecord
 
 METRICS = {
@@ -42,6 +42,8 @@ def draw(data: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     for ax, k in zip(axes, shown, strict=True):
         values = data[k].dropna().astype(float)
         ax.boxplot(values, widths=0.5)
+        ax.plot([1] * len(values), values, "o", ms=3, alpha=0.6, color="#08519c")  # each run
         ax.set_title(METRICS[k])
         ax.set_xticks([1], [f"n={len(values)}"])
+    margins(fig, left=0.45, top=0.22, bottom=0.25, wgap=0.5)
     return fig, data

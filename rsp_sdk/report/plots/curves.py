@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, paper_figure
 
 
 def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
@@ -41,4 +41,5 @@ def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     ax_lat.set_xlabel("input rate asked (triples/s)")
     ax_lat.set_ylabel("latency p50 (ms)")
     ax_thr.legend(fontsize=6)
+    margins(fig, left=0.6, bottom=0.45, wgap=0.75)
     return fig, med

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, paper_figure
 from rsp_sdk.report.results import CellRecord
 
 PHASE_COLOURS = {"warmup": "#fdd49e", "measure": "#c6dbef", "drain": "#e5e5e5"}
@@ -66,7 +66,8 @@ def draw(perf: pd.DataFrame, pushed: pd.DataFrame | None) -> tuple[Figure, pd.Da
     for phase in dict.fromkeys(p for p, _, _ in spans):
         handles.append(Patch(color=PHASE_COLOURS.get(phase, "#eeeeee")))
         labels.append(f"{phase} phase")
-    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=6)
+    fig.legend(handles, labels, loc="upper center", ncols=len(labels), fontsize=6, frameon=False)
+    margins(fig, top=0.28, bottom=0.42)
     data = pd.DataFrame(
         {"t_s": t, "rss_mb": rss, "heap_used_mb": heap, "cpu_percent": perf["cpu_percent"]}
     )

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, paper_figure
 from rsp_sdk.report.results import CellRecord
 
 MAX_BORDERS = 200  # beyond this many windows the border lines would paint the axes grey
@@ -38,8 +39,9 @@ def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
         for ax in (ax_pr, ax_delay, ax_size):
             for b in borders:
                 ax.axvline(b, color="#9e9e9e", lw=0.4, ls=":", zorder=0)
-    ax_pr.step(close_s, f["precision"], where="mid", label="precision", marker="o")
-    ax_pr.step(close_s, f["recall"], where="mid", label="recall", marker="s", ls="--")
+    # precision as big hollow circles, recall as small squares: both stay visible when equal
+    ax_pr.plot(close_s, f["precision"], label="precision", marker="o", ms=6, mfc="none")
+    ax_pr.plot(close_s, f["recall"], label="recall", marker="s", ms=2.5, ls="--")
     ax_pr.set_ylim(-0.05, 1.1)
     ax_pr.set_ylabel("score (0–1)")
     ax_pr.legend(loc="lower right", ncols=2)
@@ -49,13 +51,25 @@ def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     else:
         ax_delay.text(0.5, 0.5, "no delay measured", transform=ax_delay.transAxes, ha="center")
     ax_delay.set_ylabel("delay (ms)")
-    ax_size.bar(close_s, f["triples"], width=width, color="#d8dee9", label="triples in window")
+    open_s = (f["open_ms"] - t0) / 1000.0
+    ax_size.bar(
+        open_s,
+        f["triples"],
+        width=close_s - open_s,
+        align="edge",
+        color="#b0bccf",
+        alpha=0.5,
+        edgecolor="#7b88a0",
+        lw=0.4,
+        label="triples in window [open, close)",
+    )
     ax_size.set_ylabel("triples")
     ax_size.set_ylim(0, max(float(f["triples"].max()), 1.0) * 1.45)  # room for the legend
     rows = ax_size.twinx()
     rows.plot(close_s, f["expected_rows"], marker="o", color="#1a9850", label="expected rows")
     rows.plot(close_s, f["actual_rows"], marker="x", ls="--", color="#d73027", label="actual rows")
     rows.set_ylabel("result rows")
+    rows.yaxis.set_major_locator(MaxNLocator(integer=True))
     top = max(float(f[["expected_rows", "actual_rows"]].max().max()), 1.0)
     rows.set_ylim(0, top * 1.45)
     rows.grid(False)
@@ -63,7 +77,8 @@ def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     h1, l1 = ax_size.get_legend_handles_labels()
     h2, l2 = rows.get_legend_handles_labels()
     rows.legend(h1 + h2, l1 + l2, loc="upper left", ncols=3)
-    ax_size.set_xlabel("window close (s after the first window opened)")
+    margins(fig, right=0.55, bottom=0.42, gap=0.15)
+    ax_size.set_xlabel("time (s after the first window opened); points at window close")
     return fig, f.assign(close_s=close_s)
 
 
