@@ -75,12 +75,9 @@ def margins(
 ) -> None:
     """Fixed margins and gaps between subplots, in inches."""
     w, h = fig.get_size_inches()
-    rows = max(
-        1, len({ax.get_subplotspec().rowspan.start for ax in fig.axes if ax.get_subplotspec()})
-    )
-    cols = max(
-        1, len({ax.get_subplotspec().colspan.start for ax in fig.axes if ax.get_subplotspec()})
-    )
+    specs = [spec for ax in fig.axes if (spec := ax.get_subplotspec()) is not None]
+    rows = max(1, len({spec.rowspan.start for spec in specs}))
+    cols = max(1, len({spec.colspan.start for spec in specs}))
     inner_h = (h - top - bottom - gap * (rows - 1)) / rows
     inner_w = (w - left - right - wgap * (cols - 1)) / cols
     fig.subplots_adjust(

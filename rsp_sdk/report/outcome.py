@@ -40,6 +40,12 @@ def outcome(cell: CellRecord) -> Outcome:
         return Outcome.NOT_JUDGED
 
 
+def short_reason(reason: str, limit: int = 160) -> str:
+    """The first line of a reason, cut at ``limit`` characters (engine traces are long)."""
+    first = reason.strip().splitlines()[0] if reason.strip() else ""
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 def summarize(cells: Sequence[CellRecord]) -> tuple[str, Outcome]:
     """``("correct ×3", CORRECT)``, or ``("incorrect 1/3", INCORRECT)`` when repetitions differ."""
     counts = Counter(outcome(c) for c in cells)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, paper_figure
 
@@ -26,6 +27,13 @@ def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
     return out.figure(name, draw, (med[multi].reset_index(drop=True),), caption)
 
 
+def _thousands(value: float, _pos: int) -> str:
+    """Axis labels for rates: 500, 10k, 1.5M."""
+    if value >= 1e6:
+        return f"{value / 1e6:g}M"
+    return f"{value / 1000:g}k" if value >= 1000 else f"{value:g}"
+
+
 def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     fig = paper_figure(FULL_IN, 2.6)
     ax_thr, ax_lat = fig.subplots(1, 2)
@@ -35,11 +43,20 @@ def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
         ax_thr.plot(g["rate"], g["rate_achieved"], marker="o", label=label)
         ax_lat.plot(g["rate"], g["latency_ms_p50"], marker="o", label=label)
     top = float(med["rate"].max())
-    ax_thr.plot([0, top], [0, top], color="#999", ls=":", lw=0.8, label="achieved = asked")
+    low = float(med[["rate", "rate_achieved"]].min().min()) / 2
+    low = low if low > 0 else 0.0
+    ax_thr.plot([low, top], [low, top], color="#999", ls=":", lw=0.8, label="achieved = asked")
     ax_thr.set_xlabel("input rate asked (triples/s)")
     ax_thr.set_ylabel("rate achieved (triples/s)")
     ax_lat.set_xlabel("input rate asked (triples/s)")
     ax_lat.set_ylabel("latency p50 (ms)")
+    for ax in (ax_thr, ax_lat):
+        ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+    if float(med["rate_achieved"].min()) > 0:  # achieved can be far below asked: log–log
+        ax_thr.set_xscale("log")
+        ax_thr.set_yscale("log")
+        ax_thr.xaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax_thr.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax_thr.legend(fontsize=6)
     margins(fig, left=0.6, bottom=0.45, wgap=0.75)
     return fig, med

@@ -61,9 +61,9 @@ def rate_max(frame: pd.DataFrame) -> pd.DataFrame | None:
     every = rated.groupby(["row", "qcol"])["rate"].max()
     table = pd.DataFrame({"tried up to": every, "Rate_max": best}).reset_index()
     table["Rate_max"] = table["Rate_max"].map(
-        lambda v: "none sustained" if pd.isna(v) else f"{v:g}"
+        lambda v: "none sustained" if pd.isna(v) else f"{v:,.0f}"
     )
-    table["tried up to"] = table["tried up to"].map(lambda v: f"{v:g}")
+    table["tried up to"] = table["tried up to"].map(lambda v: f"{v:,.0f}")
     return table.rename(columns={"row": "engine@runtime", "qcol": "query"})[
         ["engine@runtime", "query", "Rate_max", "tried up to"]
     ]

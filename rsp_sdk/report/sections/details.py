@@ -19,7 +19,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from rsp_sdk.report.artifacts import Artifacts, FigureRef, TableRef
-from rsp_sdk.report.outcome import outcome, summarize
+from rsp_sdk.report.outcome import outcome, short_reason, summarize
 from rsp_sdk.report.plots import boxplots, resources, windows
 from rsp_sdk.report.results import CellRecord, Results, series_id
 from rsp_sdk.report.section import render
@@ -69,13 +69,16 @@ class SeriesBlock:
     divergences: list[Divergence]
     figures: list[FigureRef]
     notes: list[str]
+    reasons: list[tuple[str, str]]  # (cell label, full reason) where the table shows one line
 
 
 def _fmt(v: Any) -> str:
     if v is None or (isinstance(v, float) and pd.isna(v)):
         return "–"
     if isinstance(v, float):
-        return f"{v:.4g}"
+        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    if isinstance(v, str):
+        return short_reason(v).replace("_", " ")
     return str(v)
 
 
@@ -175,7 +178,11 @@ def series_block(results: Results, cells: list[CellRecord], out: Artifacts) -> S
     elif len(cells) > 1:
         notes.append("No metric has a value in two repetitions: no boxplots.")
     divs = [d for c in cells if (d := divergence(results, c)) is not None]
-    return SeriesBlock(sid, title, text, worst.value, repetition_table(cells), divs, figures, notes)
+    reasons = [
+        (c.label, c.reason) for c in cells if c.reason and short_reason(c.reason) != c.reason
+    ]
+    table = repetition_table(cells)
+    return SeriesBlock(sid, title, text, worst.value, table, divs, figures, notes, reasons)
 
 
 class CellDetails:

@@ -14,7 +14,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from rsp_sdk.report.artifacts import Artifacts
-from rsp_sdk.report.outcome import Outcome, summarize
+from rsp_sdk.report.outcome import Outcome, short_reason, summarize
 from rsp_sdk.report.results import CellRecord, Results, series_id
 from rsp_sdk.report.section import render
 
@@ -36,7 +36,7 @@ def grid(results: Results) -> tuple[list[str], list[str], dict[tuple[str, str], 
     for pos, groups in by_pos.items():
         flat = [c for g in groups for c in g]
         text, worst = summarize(flat)
-        reasons = sorted({c.reason for c in flat if c.reason})
+        reasons = sorted({short_reason(c.reason) for c in flat if c.reason})
         out[pos] = GridCell(text, worst, "#" + series_id(groups[0][0].series), "; ".join(reasons))
     for p in results.missing:
         pos = (p.row, p.column)
