@@ -3,10 +3,11 @@
 CSRBench (Dell'Aglio et al., ISWC 2013) replays 34 graphs of LinkedSensorData, one per second,
 into an engine, registers one of seven queries, and calls the engine correct on a query iff its
 output is a contiguous part of what the oracle expects for some t0. This module runs that for
-every (engine, runtime, query): it imports the data once, runs each query with ``rsp run``'s
-runner (so every run is a self-describing run directory), then judges the output with the
-oracle (``rsp_sdk.oracle.expected``) and the CSRBench verdict (``rsp_sdk.compare``), under the
-SECRET profile the adapter declares.
+every (engine, runtime, query) as the ``matrix/csrbench.toml`` matrix spec (``run_csrbench`` is
+a front for ``rsp_sdk.matrix``: every run is a cell, a self-describing run directory plus its
+judgement), judging each output with the oracle (``rsp_sdk.oracle.expected``) and the CSRBench
+verdict (``rsp_sdk.compare``) under the SECRET profile the adapter declares. The rules below
+(``engine_query``, ``feeding``, ``t0_candidates``, ``judge``) are what the matrix calls.
 
 Engine-agnostic choices, taken from what the adapter says about its engine:
 

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.plan import canonical
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.profile import Profile
 from rsp_sdk.model.query import QuerySpec
@@ -28,8 +29,8 @@ def oracle_key(
 ) -> str:
     doc = {
         "stream": stream_sha256,
-        "query": spec.model_dump(mode="json", exclude={"source"}),
-        "profile": profile.model_dump(mode="json"),
+        "query": canonical(spec.model_dump(mode="python", exclude={"source"})),
+        "profile": canonical(profile),
         "t0s": t0s,
         "static": static,
     }

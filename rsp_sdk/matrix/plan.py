@@ -92,6 +92,24 @@ class Cell(BaseModel):
         }
 
 
+def canonical(value: Any) -> Any:
+    """JSON-ready and independent of hash order: sets (a profile's report policies) become
+    sorted lists, so a key is the same in every process (PYTHONHASHSEED)."""
+    if isinstance(value, BaseModel):
+        return canonical(value.model_dump(mode="python"))
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted((canonical(v) for v in value), key=lambda v: json.dumps(v, default=str))
+    if isinstance(value, list | tuple):
+        return [canonical(v) for v in value]
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
 def cell_key(inputs: dict[str, Any]) -> str:
     canonical = json.dumps({**inputs, "format": MATRIX_FORMAT}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
@@ -104,6 +122,7 @@ class Query(BaseModel):
     params: dict[str, str]
     spec: QuerySpec
     streams: list[str] | None
+    group: str | None = None
 
 
 def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
@@ -127,7 +146,9 @@ def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
                 name = f.stem + ("[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]")
                 name = f.stem if not params else name
                 q = q.model_copy(update={"name": f.stem})
-                out.append(Query(name=name, params=params, spec=q, streams=axis.streams))
+                out.append(
+                    Query(name=name, params=params, spec=q, streams=axis.streams, group=axis.group)
+                )
     return out
 
 
@@ -141,6 +162,7 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[tuple
     for mode in f.modes:
         if mode is FeedMode.ENGINE:
             cfg, tail = engine_feeding(adapter, query)
+            cfg = cfg.model_copy(update=base)
             out.append((cfg.mode.value, (None, cfg, tail)))
         elif mode is FeedMode.AFAP:
             out.append(("afap", (None, FeederConfig(mode=PacingMode.AFAP, **base), None)))
@@ -305,8 +327,8 @@ def _cells_for(
             {
                 "stream_sha256": stream.sha256,
                 "static": [str(s) for s in stream.static],
-                "query": rendered if rendered is not None else q.model_dump_json(),
-                "profile": profile.model_dump(mode="json") if profile else None,
+                "query": [query.name, rendered if rendered is not None else q.model_dump_json()],
+                "profile": canonical(profile) if profile else None,
                 "adapter": [info.name, info.version, info.artifacts],
                 "runtime": runtime,
                 "feeding": feeder_json,
@@ -320,12 +342,13 @@ def _cells_for(
             app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
         )
         rate_txt = f"/rate={rate:g}" if rate is not None else f"/{feed_label}"
+        on = f"/{stream.name}" if len(spec.streams) > 1 else ""
         out.append(
             Cell(
                 key=key,
-                label=f"{info.name}@{runtime}/{query.name}{rate_txt}/rep={rep}",
+                label=f"{info.name}@{runtime}/{query.name}{on}{rate_txt}/rep={rep}",
                 spec=spec.name,
-                group=spec.group,
+                group=query.group or spec.group,
                 engine=info.name,
                 adapter_version=info.version,
                 runtime=runtime,

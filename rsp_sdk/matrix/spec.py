@@ -83,6 +83,7 @@ class QueryAxis(_Model):
         default_factory=dict, description="template parameter grid (${NAME} → values)"
     )
     streams: list[str] | None = Field(default=None, description="default: every stream")
+    group: str | None = Field(default=None, description="experiment name (default: the spec's)")
 
 
 class Feeding(_Model):

@@ -1,0 +1,344 @@
+"""The matrix (``rsp_sdk.matrix``, ``rsp matrix``) on real engines: the Python fixture engine
+(a JSON-lines program on the subprocess runtime) and, where provisioned, rsp-js.
+
+Spec errors name file, line and key; the plan is the product of the axes with exclude/include
+rules and keeps refused and unavailable cells with their reason; cell keys are stable and
+change with any input; a matrix killed with SIGKILL and rerun finishes without touching the
+cells that were done; cells.parquet reads in pandas; the oracle runs once per distinct input.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+
+from rsp_sdk.engine import registry
+from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.inputs import prepare
+from rsp_sdk.matrix.plan import CellState, plan, select
+from rsp_sdk.matrix.run import run_matrix
+from rsp_sdk.matrix.spec import load_spec
+from rsp_sdk.model.stream import StreamMeta
+from rsp_sdk.streams.io import write_stream
+from rsp_sdk.testing import Scenario, default_query
+from tests.conftest import REPO, run_rsp
+from tests.fixtures.adapters import ToyPyAdapter
+
+SC = Scenario(triples=400, span_ms=4_000)
+FILTERED = (
+    "REGISTER RSTREAM <http://ex.org/q> AS SELECT ?s ?o "
+    "FROM NAMED WINDOW <http://ex.org/w> ON <{stream}> [RANGE PT1S STEP PT1S] "
+    "WHERE {{ WINDOW <http://ex.org/w> {{ ?s <http://rsp-sdk.org/conformance/p0> ?o "
+    "FILTER(?o > 3) }} }}"
+)
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    registry.register(ToyPyAdapter())
+    yield
+    registry.unregister("toy-py")
+
+
+def env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "COLUMNS": "200",
+        "PYTHONPATH": str(REPO),
+        "RSP_ADAPTERS": "tests.fixtures.adapters:ToyPyAdapter",
+    }
+
+
+def write_inputs(tmp: Path, sc: Scenario = SC) -> None:
+    write_stream(sc.table(), tmp / "stream.parquet", StreamMeta(producer="test"))
+    (tmp / "q1.rspql").write_text(default_query(sc.stream).text)
+    (tmp / "qf.rspql").write_text(FILTERED.format(stream=sc.stream))
+    (tmp / "qt.rspql").write_text(
+        default_query(sc.stream).text.replace("RANGE PT1S STEP PT1S", "RANGE ${R} STEP PT1S")
+    )
+
+
+def write_spec(tmp: Path, body: str, name: str = "spec.toml") -> Path:
+    path = tmp / name
+    path.write_text(
+        'name = "t"\n' + body.lstrip("\n") + '[[streams]]\nname = "s"\n'
+        'import = { format = "parquet", path = "stream.parquet" }\n'
+    )
+    return path
+
+
+def test_spec_errors_name_file_line_and_key(rsp_exe: list[str], tmp_path: Path) -> None:
+    write_inputs(tmp_path)
+    bad_key = write_spec(
+        tmp_path,
+        '[[engines]]\nname = "toy-py"\n[[engines]]\nname = "x"\nruntimez = ["a"]\n'
+        '[[queries]]\nfiles = ["q1.rspql"]\n',
+    )
+    proc = run_rsp(rsp_exe, "matrix", "plan", bad_key, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{bad_key}:6:" in proc.stderr and "engines.1.runtimez" in proc.stderr, proc.stderr
+    bad_value = write_spec(
+        tmp_path,
+        '[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+        "[feeding]\nrates = [1000]\nbatch_size = 0\n",
+        "v.toml",
+    )
+    with pytest.raises(InputError) as err:
+        load_spec(bad_value)
+    assert err.value.line == 8 and "feeding.batch_size" in str(err.value)
+    syntax = tmp_path / "s.toml"
+    syntax.write_text('name = "t"\nrepetitions = = 2\n')
+    proc = run_rsp(rsp_exe, "matrix", "run", syntax, "-o", tmp_path / "out", check=False)
+    assert proc.returncode == 2 and f"{syntax}:2" in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+PLAN_SPEC = """
+repetitions = 2
+[[engines]]
+name = "toy-py"
+runtimes = ["subprocess", "py4j"]
+[[engines]]
+name = "no-such-engine"
+[[queries]]
+files = ["q1.rspql", "qf.rspql"]
+[[queries]]
+files = ["qt.rspql"]
+params = { R = ["PT1S", "PT2S"] }
+[feeding]
+modes = ["afap", "rate"]
+rates = [1000, 5000]
+[[exclude]]
+feeding = "rate"
+[[include]]
+feeding = "rate"
+rate = 5000
+query = "q1"
+"""
+
+
+def test_plan_is_the_product_with_rules_and_keeps_cells_that_cannot_run(
+    toy: None, tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, PLAN_SPEC)
+    spec = load_spec(spec_path)
+    streams = prepare(spec, spec_path, tmp_path / "inputs")
+    cells = plan(spec, spec_path, streams)
+    # toy-py: 2 runtimes × 4 queries × (afap + the one re-included rate cell for q1) × 2 reps;
+    # no-such-engine: 1 runtime (unknown: subprocess) × 4 queries × 1 feeding (afap) × 2 reps
+    toy_cells = [c for c in cells if c.engine == "toy-py"]
+    assert len(toy_cells) == 2 * (4 + 1) * 2
+    assert len(cells) == len(toy_cells) + 4 * 2
+    assert {c.rate for c in toy_cells if c.feeding == "rate"} == {5000.0}
+    assert {c.query for c in toy_cells} == {"q1", "qf", "qt[R=PT1S]", "qt[R=PT2S]"}
+    states = {(c.engine, c.runtime, c.query): (c.state, c.reason) for c in cells}
+    assert states[("toy-py", "subprocess", "q1")] == (CellState.PLANNED, None)
+    state, reason = states[("toy-py", "subprocess", "qf")]
+    assert state is CellState.REFUSED and "needs" in (reason or "") and "filter" in (reason or "")
+    state, reason = states[("toy-py", "py4j", "q1")]
+    assert state is CellState.UNAVAILABLE and "cannot carry toy-py" in (reason or "")
+    state, reason = states[("no-such-engine", "subprocess", "q1")]
+    assert state is CellState.UNAVAILABLE and "unknown engine" in (reason or "")
+    # repetitions interleave: every rep-1 cell comes before any rep-2 cell
+    reps = [c.repetition for c in cells]
+    assert reps == sorted(reps)
+    assert len({c.key for c in cells}) == len(cells)
+    picked = select(cells, ["engine=toy-py,runtime=subprocess", "query=q1", "query=qf"])
+    assert {(c.query, c.runtime) for c in picked} == {("q1", "subprocess"), ("qf", "subprocess")}
+
+
+def test_cell_keys_are_stable_and_change_with_their_inputs(
+    toy: None, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    base = '[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+    spec_path = write_spec(tmp_path, base)
+
+    def keys(path: Path, inputs: str = "inputs") -> list[str]:
+        spec = load_spec(path)
+        return [c.key for c in plan(spec, path, prepare(spec, path, tmp_path / inputs))]
+
+    first = keys(spec_path)
+    assert keys(spec_path, "inputs2") == first  # same inputs, fresh preparation: same key
+    cli = subprocess.run(
+        [*rsp_exe, "matrix", "plan", str(spec_path), "--json"],
+        env={**env(), "PYTHONHASHSEED": "7"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [c["key"] for c in json.loads(cli.stdout)["cells"]] == first  # another process
+    assert keys(write_spec(tmp_path, "repetitions = 2\n" + base, "r.toml"))[0] == first[0]
+    config = base.replace('"toy-py"\n', '"toy-py"\nengine_config = { x = 1 }\n')
+    assert keys(write_spec(tmp_path, config, "c.toml")) != first
+    assert keys(write_spec(tmp_path, base + "[feeding]\nbatch_size = 7\n", "f.toml")) != first
+    write_stream(
+        Scenario(triples=401, span_ms=4_000).table(),
+        tmp_path / "stream.parquet",
+        StreamMeta(producer="test"),
+    )
+    assert keys(spec_path, "inputs3") != first  # the stream's content, not its name
+
+
+KILL_SPEC = """
+metrics = ["perf"]
+repetitions = 3
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["rate"]
+rates = [100]
+"""
+
+
+def _cell_jsons(out: Path) -> dict[Path, float]:
+    return {p: p.stat().st_mtime_ns for p in (out / "cells").glob("*/cell.json")}
+
+
+def _proc(pid: int) -> psutil.Process:
+    return psutil.Process(pid)
+
+
+def _running(out: Path) -> list[Path]:
+    return [d for d in (out / "cells").iterdir() if not (d / "cell.json").exists()]
+
+
+def test_a_killed_matrix_reruns_without_redoing_finished_cells(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """Each cell feeds 400 triples at 100 triples/s (~4 s); the matrix is SIGKILLed as soon as
+    the first cell.json appears, then rerun to the end."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, KILL_SPEC)
+    out = tmp_path / "results"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out)]
+    proc = subprocess.Popen(
+        cmd, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    deadline = time.monotonic() + 240
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if _cell_jsons(out) and _running(out):
+                break  # one cell done, the next one under way
+            time.sleep(0.05)
+    finally:
+        tree = [proc.pid, *(c.pid for c in psutil.Process(proc.pid).children(recursive=True))]
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    done_before = _cell_jsons(out)
+    assert len(done_before) == 1, proc.stderr.read() if proc.stderr else ""
+    killed = _running(out)
+    assert len(killed) == 1  # the second cell was running when the matrix died
+    assert not [
+        p
+        for p in tree
+        if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+    ]
+    rerun = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    after = _cell_jsons(out)
+    assert len(after) == 3
+    for path, mtime in done_before.items():
+        assert after[path] == mtime  # the finished cell was not rerun
+    assert [p.name.split("-")[0] for p in (out / "killed").iterdir()] == [killed[0].name]
+    assert (out / "killed" / next((out / "killed").iterdir()).name / "config.json").exists()
+    assert "ran 2 cell(s), 1 already done" in rerun.stdout
+    frame = pd.read_parquet(out / "cells.parquet")
+    assert list(frame["state"]) == ["ok"] * 3 and list(frame["repetition"]) == [1, 2, 3]
+    assert (frame["triples_pushed"] == SC.triples).all()
+    assert frame["rate_achieved"].between(50, 200).all()  # 100 triples/s asked
+    assert frame["peak_rss_mb"].gt(0).all()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary[0]["repetitions"] == 3 and summary[0]["rate_achieved"]["n"] == 3
+
+
+ORACLE_SPEC = """
+metrics = ["csrbench", "yabench"]
+repetitions = 2
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql", "qf.rspql"]
+"""
+
+
+def test_the_oracle_runs_once_per_input_and_judges_every_cell(toy: None, tmp_path: Path) -> None:
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, ORACLE_SPEC)
+    result = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
+    by = {(r["query"], r["repetition"]): r for r in result.rows}
+    assert [by[("q1", n)]["verdict"] for n in (1, 2)] == ["correct", "correct"]
+    assert by[("qf", 1)]["state"] == "refused" and by[("qf", 1)]["verdict"] == "not_judged"
+    assert (result.oracle_computed, result.oracle_reused) == (1, 1)
+    assert len(list((tmp_path / "out" / "expected").iterdir())) == 1
+    assert by[("q1", 1)]["precision"] == 1.0 and by[("q1", 1)]["recall"] == 1.0
+    windows = pd.read_parquet(tmp_path / "out" / by[("q1", 1)]["run_dir"] / "windows.parquet")
+    assert len(windows) >= 4 and windows["recall"].eq(1.0).all()
+    again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
+    assert (again.ran, again.skipped, again.oracle_computed) == (0, 4, 0)
+
+
+def test_results_directory_not_written_by_the_matrix_is_refused(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, KILL_SPEC)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    proc = run_rsp(rsp_exe, "matrix", "run", spec, "-o", mine, check=False)
+    assert proc.returncode == 2 and "not written by rsp matrix" in proc.stderr
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+JOBS_SPEC = """
+metrics = ["lsbench"]
+repetitions = 2
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql", "qt.rspql"]
+params = { R = ["PT2S"] }
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_jobs_run_clock_free_cells_side_by_side(rsp_exe: list[str], tmp_path: Path) -> None:
+    """toy-py runs on application time and the spec measures no time: with --jobs 2 two
+    cells' runs overlap, and every cell still finishes ok with the same output."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, JOBS_SPEC)
+    out = tmp_path / "results"
+    proc = subprocess.run(
+        [*rsp_exe, "matrix", "run", str(spec), "-o", str(out), "--jobs", "2"],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_parquet(out / "cells.parquet")
+    assert list(frame["state"]) == ["ok"] * 4
+    assert frame.groupby("query")["rows"].nunique().eq(1).all()  # same output every time
+    spans = []
+    for run_dir in frame["run_dir"]:
+        status = json.loads((out / run_dir / "status.json").read_text())
+        spans.append((status["started_wall"], status["ended_wall"]))
+    spans.sort()
+    assert any(b[0] < a[1] for a, b in itertools.pairwise(spans))  # overlap
+    mm = pd.read_parquet(out / "mismatch.parquet")
+    assert mm.empty  # one engine and runtime: no pair to compare
