@@ -17,8 +17,10 @@ def report_command(
         Path, typer.Option("--output", "-o", help="report folder (new, empty, or a report)")
     ],
 ) -> None:
-    """Write REPORT/index.html (one self-contained page), figures/*.pdf|svg, tables/*.md|tex and
-    data/*.csv from RESULTS, without running anything. A partial matrix reports its missing
+    """Figures, tables and one page from a matrix's RESULTS (runs nothing).
+
+    Writes REPORT/index.html (self-contained: inline CSS and SVG, no network),
+    figures/*.pdf|svg, tables/*.md|tex and data/*.csv. A partial matrix reports its missing
     cells; a folder that is not matrix results is an error (exit 2)."""
     from rsp_sdk.report import build_report  # matplotlib only when reporting
 
