@@ -57,6 +57,7 @@ class Divergence:
     where: str
     expected: list[Line]
     actual: list[Line]
+    no_expected: bool  # the expected output had ended: no expected relation to compare with
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ def divergence(results: Results, cell: CellRecord) -> Divergence | None:
         where += f", expected window [{opened}, {closed}) ms"
     if detail.get("actual_seq") is not None:
         where += f", emitted relation #{detail['actual_seq']}"
-    return Divergence(cell.label, cell.divergence or "", where, left, right)
+    ended = "expected_seq" in detail and detail["expected_seq"] is None
+    return Divergence(cell.label, cell.divergence or "", where, left, right, ended)
 
 
 def _first(
