@@ -42,9 +42,10 @@ def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     # precision as big hollow circles, recall as small squares: both stay visible when equal
     ax_pr.plot(close_s, f["precision"], label="precision", marker="o", ms=6, mfc="none")
     ax_pr.plot(close_s, f["recall"], label="recall", marker="s", ms=2.5, ls="--")
-    ax_pr.set_ylim(-0.05, 1.1)
+    ax_pr.set_ylim(-0.05, 1.4)  # the legend sits above 1, clear of the points
+    ax_pr.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax_pr.set_ylabel("score (0–1)")
-    ax_pr.legend(loc="lower right", ncols=2)
+    ax_pr.legend(loc="upper right", ncols=2)
     if f["delay_ms"].notna().any():
         ax_delay.bar(close_s, f["delay_ms"].fillna(0), width=width, color="#5e81ac")
         ax_delay.axhline(0, color="#444", lw=0.6)
