@@ -156,4 +156,4 @@ def matrix(session: nox.Session) -> None:
 
 
 MATRIX_SPECS = ["matrix/csrbench.toml"]
-MATRIX_SPECS_FULL = ["matrix/csrbench.toml"]
+MATRIX_SPECS_FULL = ["matrix/csrbench.toml", "matrix/yabench.toml"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
@@ -108,7 +107,7 @@ def run_command(
 
         def progress(p: CellProgress) -> None:
             if bar.tasks[task].total is None:
-                bar.update(task, total=_total(output))
+                bar.update(task, total=p.total)
             if p.event == "start":
                 bar.update(task, current=f"{p.cell.label}: running")
             else:
@@ -116,15 +115,21 @@ def run_command(
                 colour = COLOURS.get(word, "white")
                 bar.update(task, advance=1, current=f"{p.cell.label}: [{colour}]{word}[/]")
 
-        result = run_matrix(
-            loaded,
-            spec,
-            output,
-            only=only,
-            jobs=jobs,
-            retry_failed=retry_failed,
-            progress=progress,
-        )
+        try:
+            result = run_matrix(
+                loaded,
+                spec,
+                output,
+                only=only,
+                jobs=jobs,
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+        except KeyboardInterrupt:
+            bar.stop()
+            print_tables(output, Store(output).rows())
+            console.print(f"interrupted: rerun the same command to resume; results: {output}")
+            raise typer.Exit(130) from None
     if as_json:
         emit_json({"results": str(output), "cells": result.rows})
     else:
@@ -139,11 +144,6 @@ def run_command(
         for r in result.rows
     ):
         raise typer.Exit(1)
-
-
-def _total(output: Path) -> int:
-    plan = json.loads((output / "matrix.json").read_text()).get("plan", [])
-    return len(plan)
 
 
 @app.command("show")

@@ -44,7 +44,7 @@ def verdict_table(rows: list[dict[str, Any]], title: str) -> Table:
     for r in rows:
         by[f"{r['engine']}@{r['runtime']}"][r["query"]].append(r)
     t = Table(title=title, show_lines=False)
-    t.add_column("engine@runtime")
+    t.add_column("engine@runtime", no_wrap=True)
     for q in queries:
         t.add_column(q, justify="center")
     for name, per_query in by.items():
@@ -55,7 +55,7 @@ def verdict_table(rows: list[dict[str, Any]], title: str) -> Table:
             t0s = sorted({r["t0_ms"] for r in members if r.get("t0_ms") is not None})
             text = "/".join(f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words)
             if t0s and words == ["correct"]:
-                text += f" t0={t0s[0]}"
+                text += f" {t0s[0]}"
             cells.append(text)
         t.add_row(name, *cells)
     return t
@@ -68,20 +68,23 @@ def perf_table(rows: list[dict[str, Any]], title: str) -> Table:
         if r["state"] in ("ok", "failed", "timeout"):
             by[f"{r['engine']}@{r['runtime']}"].append(r)
     t = Table(title=title)
-    for col in (
+    cols = (
         "engine@runtime",
         "cells",
         "correct",
-        "rate tr/s",
-        "t/triple µs",
-        "latency p50 ms",
-        "latency p95 ms",
-        "peak RSS MB",
-        "heap MB",
-        "CPU %",
+        "triples/s",
+        "µs/triple",
+        "lat p50 ms",
+        "lat p95 ms",
+        "RSS MB",
         "wall s",
-    ):
-        t.add_column(col, justify="right" if col != "engine@runtime" else "left")
+    )
+    for col in cols:
+        t.add_column(
+            col,
+            justify="left" if col == "engine@runtime" else "right",
+            no_wrap=col == "engine@runtime",
+        )
     for name, members in by.items():
         ok = sum(1 for r in members if r.get("verdict") == "correct")
         t.add_row(
@@ -93,8 +96,6 @@ def perf_table(rows: list[dict[str, Any]], title: str) -> Table:
             _num(_med(members, "latency_ms_p50"), "{:.0f}"),
             _num(_med(members, "latency_ms_p95"), "{:.0f}"),
             _num(_med(members, "peak_rss_mb"), "{:.0f}"),
-            _num(_med(members, "peak_heap_mb"), "{:.0f}"),
-            _num(_med(members, "cpu_mean_pct"), "{:.0f}"),
             _num(sum(float(r.get("wall_s") or 0) for r in members), "{:.0f}"),
         )
     return t

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.registry import get_adapter
+from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import RspError
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.metrics import run_metrics
@@ -82,16 +83,39 @@ def _query_file(store: Store, spec: QuerySpec) -> Path:
     return path
 
 
-def _state(summary_state: str, error: str | None) -> CellState:
+def _state(summary_state: str, run_dir: Path) -> CellState:
+    """ok / interrupted / timeout (the runner's EngineTimeout: a verb overran) / failed."""
     if summary_state == "ok":
         return CellState.OK
     if summary_state == "interrupted":
         return CellState.INTERRUPTED
-    text = (error or "").lower()
-    return (
-        CellState.TIMEOUT
-        if ("timed out" in text or "timeout" in text or "hung" in text)
-        else (CellState.FAILED)
+    status = run_dir / "status.json"
+    kind = json.loads(status.read_text()).get("error_type") if status.exists() else None
+    return CellState.TIMEOUT if kind == "EngineTimeout" else CellState.FAILED
+
+
+def _expanded(config: dict[str, Any]) -> dict[str, Any]:
+    """``${RSP_SHARED_DATA}``/``${VAR}`` in string values expanded when the cell runs (the key
+    keeps the spec's text, so it does not depend on where the data lives)."""
+    from rsp_sdk.matrix.inputs import expand
+
+    return {
+        k: str(expand(v, Path.cwd())) if isinstance(v, str) and v.startswith("${") else v
+        for k, v in config.items()
+    }
+
+
+def _timeouts(limit: float) -> Timeouts:
+    """The spec's timeout caps every engine verb (a hung engine is killed, the cell is
+    recorded as timeout and the matrix goes on)."""
+    d = Timeouts()
+    return Timeouts(
+        open=min(d.open, limit),
+        verb=min(d.verb, limit),
+        push=min(d.push, limit),
+        poll=min(d.poll, limit),
+        stats=min(d.stats, limit),
+        close=min(d.close, limit),
     )
 
 
@@ -130,9 +154,10 @@ def run_cell(
                 stream=stream.path,
                 output=run_dir,
                 feeder=FeederConfig.model_validate(cell.feeder),
-                engine_config=cell.engine_config,
+                engine_config=_expanded(cell.engine_config),
                 drain_quiet_s=cell.drain_quiet_s,
                 drain_max_s=cell.drain_max_s,
+                timeouts=_timeouts(cell.timeout_s),
             ),
             adapter=adapter,
         )
@@ -142,7 +167,7 @@ def run_cell(
         row.update(state=CellState.FAILED.value, reason=reason, wall_s=time.monotonic() - started)
         store.finish(cell.key, row)
         return row
-    state = _state(summary.state, summary.error)
+    state = _state(summary.state, run_dir)
     row.update(
         state=state.value,
         reason=summary.engine_message or summary.error if state is not CellState.OK else None,

@@ -75,6 +75,7 @@ class Cell(BaseModel):
     drain_quiet_s: float = 2.0
     drain_max_s: float = 60.0
     engine_config: dict[str, Any] = {}
+    timeout_s: float = 600.0
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
 
@@ -368,6 +369,7 @@ def _cells_for(
                 drain_quiet_s=tail if tail is not None else spec.limits.drain_quiet_s,
                 drain_max_s=max(spec.limits.drain_max_s, 4 * (tail or 0)),
                 engine_config=engine_config,
+                timeout_s=spec.limits.timeout_s,
                 profile_json=profile.model_dump(mode="json") if profile else None,
                 metrics=[m.value for m in spec.metrics],
             )

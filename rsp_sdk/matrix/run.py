@@ -35,6 +35,7 @@ class Progress(BaseModel):
     event: str  # "start" | "done" | "skip"
     cell: Cell
     row: dict[str, Any] | None = None
+    total: int = 0  # cells selected in this run
 
 
 ProgressFn = Callable[[Progress], None]
@@ -78,7 +79,7 @@ def run_matrix(
         done = store.done(cell.key)
         if done is not None and not (retry_failed and done["state"] in RETRY):
             if progress:
-                progress(Progress(event="skip", cell=cell, row=done))
+                progress(Progress(event="skip", cell=cell, row=done, total=len(cells)))
             continue
         if done is not None:
             store.retire(cell.key)
@@ -87,20 +88,22 @@ def run_matrix(
 
     def one(cell: Cell) -> None:
         if progress:
-            progress(Progress(event="start", cell=cell))
+            progress(Progress(event="start", cell=cell, total=len(cells)))
         row = run_cell(cell, store, streams, oracle)
         if progress:
-            progress(Progress(event="done", cell=cell, row=row))
+            progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
 
     side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
     alone = [c for c in todo if c not in side_by_side]
-    if side_by_side:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for f in [pool.submit(one, c) for c in side_by_side]:
-                f.result()
-    for cell in alone:
-        one(cell)
-    aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
+    try:
+        if side_by_side:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                for f in [pool.submit(one, c) for c in side_by_side]:
+                    f.result()
+        for cell in alone:
+            one(cell)
+    finally:  # Ctrl-C too: the tables describe every cell finished so far
+        aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
     keys = {c.key for c in cells}
     return MatrixResult(
         root=output,

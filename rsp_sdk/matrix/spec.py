@@ -112,7 +112,12 @@ class Rule(_Model):
 
 
 class Limits(_Model):
-    timeout_s: float = Field(default=600.0, gt=0, description="a cell's whole run")
+    timeout_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="longest any one engine verb (open, push, poll, …) may take before the "
+        "engine is declared hung, killed and the cell recorded as timeout",
+    )
     drain_quiet_s: float = Field(default=2.0, ge=0)
     drain_max_s: float = Field(default=60.0, ge=0)
     memory: str | None = Field(default=None, description="docker runtime memory limit")
