@@ -22,7 +22,7 @@ def figure(out: Artifacts, name: str, cell: CellRecord, frame: pd.DataFrame) -> 
     caption = (
         f"{cell.label}: precision/recall, delay and sizes per window "
         f"(dotted lines: window borders; {len(f)} windows"
-        + (f"; {unexpected} outputs answering no window not drawn)" if unexpected else ")")
+        + (f"; {unexpected} output(s) answering no window not drawn)" if unexpected else ")")
     )
     return out.figure(name, draw, (f,), caption)
 
