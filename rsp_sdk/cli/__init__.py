@@ -25,6 +25,7 @@ from rsp_sdk.cli import (
     profiles,
     stream,
 )
+from rsp_sdk.cli.report import report_command
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
@@ -46,6 +47,7 @@ app.add_typer(profiles.app, name="profiles")
 app.add_typer(compare.app, name="compare")
 app.add_typer(csrbench.app, name="csrbench")
 app.add_typer(matrix.app, name="matrix")
+app.command("report")(report_command)
 
 err = Console(stderr=True)
 

@@ -1,0 +1,1 @@
+"""Figure builders (matplotlib, no pyplot): each takes tables, returns a written FigureRef."""

@@ -1,0 +1,140 @@
+"""Across engines: the scalability curves and tables of CityBench and Ren et al.
+
+* throughput achieved and result latency vs the rate asked (when the matrix has ≥ 2 rates);
+* Rate_max per engine and query: the highest rate whose every repetition ran to the end, was
+  not judged wrong, and was fed at ≥ 90 % of the rate asked (Ren et al.; a spec with a rate
+  search adds its probes as cells);
+* memory consumption rate (MB/s, METRICS.md) and peak RSS;
+* execution time per triple t = T/N (Ren et al.'s table).
+
+Each value is the median over repetitions; the tables say which metrics the matrix did not
+measure instead of showing empty grids.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from markupsafe import Markup
+
+from rsp_sdk.report.artifacts import Artifacts, TableRef
+from rsp_sdk.report.plots import curves
+from rsp_sdk.report.results import Results
+from rsp_sdk.report.section import render
+
+BAD = {"incorrect", "no_output"}
+KEPT_UP = 0.9  # a rate is sustained when the feeder achieved at least 90 % of it
+
+
+def number(value: float) -> str:
+    """Table numbers: 3 significant digits, thousands without exponent (1,920 not 1.92e+03)."""
+    if pd.isna(value):
+        return "–"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def cells_frame(results: Results) -> pd.DataFrame:
+    frame = results.frame()
+    frame["row"] = [c.row for c in results.cells]
+    frame["col"] = [c.column for c in results.cells]
+    frame["qcol"] = [c.column.rsplit(" @", 1)[0] for c in results.cells]
+    return frame
+
+
+def pivot(frame: pd.DataFrame, value: str, col: str = "col") -> pd.DataFrame | None:
+    """engine@runtime × column of the median of ``value`` (None when no cell has it)."""
+    have = frame[frame[value].notna()]
+    if have.empty:
+        return None
+    table = have.pivot_table(index="row", columns=col, values=value, aggfunc="median")
+    text = table.map(number)
+    return text.reset_index().rename(columns={"row": "engine@runtime"})
+
+
+def rate_max(frame: pd.DataFrame) -> pd.DataFrame | None:
+    rated = frame[frame["rate"].notna()]
+    if rated.empty:
+        return None
+    kept_up = rated["rate_achieved"].isna() | (rated["rate_achieved"] >= KEPT_UP * rated["rate"])
+    good = (rated["state"] == "ok") & ~rated["verdict"].isin(BAD) & kept_up
+    ok = rated.assign(good=good).groupby(["row", "qcol", "rate"])["good"].all()
+    best = ok[ok].reset_index().groupby(["row", "qcol"])["rate"].max()
+    every = rated.groupby(["row", "qcol"])["rate"].max()
+    table = pd.DataFrame({"tried up to": every, "Rate_max": best}).reset_index()
+    table["Rate_max"] = table["Rate_max"].map(
+        lambda v: "none sustained" if pd.isna(v) else f"{v:,.0f}"
+    )
+    table["tried up to"] = table["tried up to"].map(lambda v: f"{v:,.0f}")
+    return table.rename(columns={"row": "engine@runtime", "qcol": "query"})[
+        ["engine@runtime", "query", "Rate_max", "tried up to"]
+    ]
+
+
+class AcrossEngines:
+    name = "across"
+    title = "Across engines"
+    order = 20
+
+    def render(self, results: Results, out: Artifacts) -> Markup:
+        frame = cells_frame(results)
+        curve = curves.figure(out, "scalability", frame)
+        parts = [
+            (
+                "Execution time per triple",
+                _table(
+                    out,
+                    "time-per-triple",
+                    pivot(frame, "time_per_triple_us"),
+                    "Execution time per triple t = T/N (µs), median over repetitions",
+                    True,
+                ),
+                "No cell measured engine time per triple.",
+            ),
+            (
+                "Rate_max",
+                _table(
+                    out,
+                    "rate-max",
+                    rate_max(frame),
+                    "Rate_max (triples/s): highest rate with every repetition finished, "
+                    "not judged wrong and fed at ≥ 90 % of the rate",
+                ),
+                "The matrix has no rate axis (cells fed as fast as possible or in real time).",
+            ),
+            (
+                "Memory consumption rate",
+                _table(
+                    out,
+                    "mcr",
+                    pivot(frame, "mcr_mb_s"),
+                    "Memory consumption rate (MB/s), median over repetitions",
+                ),
+                "No cell measured a memory consumption rate.",
+            ),
+            (
+                "Peak memory",
+                _table(
+                    out,
+                    "peak-rss",
+                    pivot(frame, "peak_rss_mb"),
+                    "Peak RSS (MB), median over repetitions",
+                ),
+                "No cell has a peak RSS (no resource samples).",
+            ),
+            (
+                "Result latency",
+                _table(
+                    out,
+                    "latency",
+                    pivot(frame, "latency_ms_p50"),
+                    "Result latency p50 after window close (ms), median over repetitions",
+                ),
+                "No cell measured result latency.",
+            ),
+        ]
+        return render("across.html.j2", curve=curve, parts=parts)
+
+
+def _table(
+    out: Artifacts, name: str, frame: pd.DataFrame | None, caption: str, headline: bool = False
+) -> TableRef | None:
+    return None if frame is None else out.table(name, frame, caption, headline=headline)

@@ -1,0 +1,272 @@
+"""`rsp report` on a real results folder: the page in a real headless Chromium, the paper files,
+a partial matrix, and every bad input path.
+
+The results come from real engine runs judged by the oracle (the `report_results` fixture); the
+page is opened from file:// in Debian's chromium driven by Playwright, with every request and
+console message recorded, and a screenshot is kept (``$RSP_REPORT_SHOTS`` or the test's tmp).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from markupsafe import escape
+
+from tests.conftest import run_rsp
+
+CHROMIUM = Path("/usr/bin/chromium")
+SPEC = Path(__file__).parent / "fixtures" / "report_matrix.toml"
+MATRIX_TIMEOUT_S = 1500  # 6 cells + the oracle: about 2 min on an idle 2-core machine
+pytestmark = pytest.mark.timeout(MATRIX_TIMEOUT_S + 300)
+
+
+def _rspjs_missing() -> str | None:
+    """Why rsp-js cannot run here (None: it can)."""
+    from rsp_sdk.engine.provision import MissingArtifact, ProvisionCache
+    from rsp_sdk.engine.registry import get_adapter
+
+    if shutil.which("node") is None:
+        return "node is not on PATH: rsp-js needs Node.js 18+ (Debian: apt-get install nodejs npm)"
+    try:
+        manifest = get_adapter("rspjs").manifest()
+        if manifest is not None:
+            ProvisionCache().require(manifest)
+    except (MissingArtifact, LookupError) as exc:
+        return f"rsp-js is not provisioned (rsp engines fetch rspjs): {exc}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def report_results(
+    rsp_exe: list[str], shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """RESULTS of a real `rsp matrix run` (tests/fixtures/report_matrix.toml): rsp-js, and
+    CQELS where provisioned, on CSRBench Q4, judged by the oracle.
+
+    ``$RSP_REPORT_RESULTS`` names a folder that `rsp matrix run` already wrote from this spec
+    (the matrix takes minutes on a loaded machine); it is resumed, so it is complete after."""
+    reason = _rspjs_missing()
+    if reason:
+        pytest.skip(reason)
+    given = os.environ.get("RSP_REPORT_RESULTS")
+    results = Path(given) if given else tmp_path_factory.mktemp("report-results") / "RESULTS"
+    proc = subprocess.run(
+        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(results)],
+        capture_output=True,
+        text=True,
+        timeout=MATRIX_TIMEOUT_S,
+    )
+    # exit 1 = some cell judged incorrect or failed: data for the report, not a test failure
+    assert proc.returncode in (0, 1), proc.stderr
+    assert json.loads((results / "matrix.json").read_text())["spec"]["name"] == "report-test"
+    return results
+
+
+@pytest.fixture(scope="session")
+def report(
+    rsp_exe: list[str], report_results: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("report") / "REPORT"
+    proc = run_rsp(rsp_exe, "report", report_results, "-o", out)
+    return out, proc.stdout
+
+
+def _cells(results: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(results.glob("cells/*/cell.json"))]
+
+
+def _chromium_missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[dev]')"
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (Debian: apt-get install chromium)"
+    return None
+
+
+def test_report_files(report: tuple[Path, str], report_results: Path) -> None:
+    out, stdout = report
+    marker = json.loads((out / "report.json").read_text())
+    assert marker["cells"] == len(_cells(report_results)) > 0
+    assert marker["figures"], "real runs have resource samples: at least one figure"
+    for name in marker["figures"]:
+        pdf = (out / "figures" / f"{name}.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF-")
+        svg = ElementTree.parse(out / "figures" / f"{name}.svg").getroot()
+        assert svg.tag.endswith("svg")
+        assert (out / "data" / f"{name}.csv").read_text().count("\n") >= 2
+    for name in marker["tables"]:
+        assert "|" in (out / "tables" / f"{name}.md").read_text()
+        tex = (out / "tables" / f"{name}.tex").read_text()
+        assert "\\toprule" in tex and "\\bottomrule" in tex
+    assert f"report: {out / 'index.html'}" in stdout.replace("\n", "")
+    for cell in _cells(report_results):  # the headline verdict table on the terminal
+        assert cell["query"] in stdout
+
+
+def test_report_page_in_chromium(
+    report: tuple[Path, str], report_results: Path, tmp_path: Path
+) -> None:
+    reason = _chromium_missing()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    out, _ = report
+    shots = Path(os.environ.get("RSP_REPORT_SHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    requests: list[str] = []
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("console", lambda m: m.type in ("error", "warning") and problems.append(m.text))
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto((out / "index.html").as_uri(), wait_until="load")
+            page.screenshot(path=str(shots / "report-top.png"))
+            page.screenshot(path=str(shots / "report-full.png"), full_page=True)
+            grid = page.eval_on_selector_all(
+                "#table-verdicts tbody tr",
+                "rows => rows.map(r => [...r.children].map(c => c.innerText.trim()))",
+            )
+            links = page.eval_on_selector_all(
+                "#table-verdicts td a", "as => as.map(a => a.getAttribute('href'))"
+            )
+            targets = [page.locator(h).count() for h in links]
+            svgs = page.locator("figure svg").count()
+            page.locator("figure").first.screenshot(path=str(shots / "report-figure.png"))
+            rate_max = page.eval_on_selector_all(
+                "#table-rate-max tbody tr", "rows => rows.map(r => r.innerText)"
+            )
+            page.locator(f"#{links[0][1:]}").scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / "report-detail.png"))
+        finally:
+            browser.close()
+    assert problems == []
+    assert requests and all(u.startswith("file://") for u in requests), requests
+    assert len(requests) == 1  # the page itself: every style and figure is inline
+    expected = _expected_grid(_cells(report_results))
+    shown = {
+        (row[0], q): text
+        for row in grid
+        for q, text in zip(_grid_columns(out), row[1:], strict=True)
+    }
+    assert {pos: shown[pos] for pos in expected} == expected
+    assert targets == [1] * len(links)
+    assert svgs >= 1
+    assert any(row.startswith("rspjs@subprocess") for row in rate_max), rate_max
+
+
+def _expected_grid(cells: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """What each verdict grid cell must say, from the cell.json files: the outcome (the state
+    when the run did not finish, else the verdict) and, over repetitions, ×n when they agree."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for c in cells:
+        column = c["query"] + (f" @{c['rate']:g}/s" if c["rate"] is not None else "")
+        outcome = c["state"] if c["state"] != "ok" else c["verdict"]
+        groups.setdefault((f"{c['engine']}@{c['runtime']}", column), []).append(outcome)
+    out = {}
+    for pos, outcomes in groups.items():
+        if len(set(outcomes)) == 1:
+            word = outcomes[0].replace("_", " ")
+            out[pos] = word if len(outcomes) == 1 else f"{word} ×{len(outcomes)}"
+    return out  # mixed repetitions: order of severity is the report's, not checked here
+
+
+def _grid_columns(out: Path) -> list[str]:
+    header = (out / "tables" / "verdicts.md").read_text().splitlines()[0]
+    return [c.strip() for c in header.strip("|").split("|")][1:]
+
+
+def test_incorrect_cell_shows_first_divergence(
+    report: tuple[Path, str], report_results: Path
+) -> None:
+    wrong = [c for c in _cells(report_results) if c["verdict"] == "incorrect"]
+    if not wrong:
+        cqels = {c["state"]: c["reason"] for c in _cells(report_results) if c["engine"] == "cqels"}
+        pytest.skip(f"no cell judged incorrect to show (CQELS cells: {cqels})")
+    page = (report[0] / "index.html").read_text()
+    detail = json.loads(wrong[0]["divergence_detail"])
+    assert f"First diverging relation of {wrong[0]['label']}" in page
+    for binding, side in [(b, "minus") for b in detail["missing"]] + [
+        (b, "plus") for b in detail["extra"]
+    ]:
+        text = str(escape(json.dumps(binding, sort_keys=True, ensure_ascii=False)))
+        assert f'<span class="{side}">{text}</span>' in page
+
+
+def test_partial_matrix_lists_missing_cells(
+    rsp_exe: list[str], report_results: Path, tmp_path: Path
+) -> None:
+    partial = tmp_path / "RESULTS"
+    shutil.copytree(report_results, partial)
+    killed = sorted(partial.glob("cells/*/cell.json"))[0]
+    label = json.loads(killed.read_text())["label"]
+    killed.unlink()  # what a matrix killed during this cell leaves
+    proc = run_rsp(rsp_exe, "report", partial, "-o", tmp_path / "REPORT")
+    assert "1 planned cell(s) missing" in proc.stdout
+    page = (tmp_path / "REPORT" / "index.html").read_text()
+    assert "This matrix is partial" in page and label in page
+    assert label in (tmp_path / "REPORT" / "tables" / "missing.md").read_text()
+
+
+def test_bad_inputs_exit_2_and_write_nothing(
+    rsp_exe: list[str], report_results: Path, report: tuple[Path, str], tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_rsp(rsp_exe, "report", empty, "-o", tmp_path / "r1", check=False)
+    assert proc.returncode == 2 and "empty folder" in proc.stderr
+    assert not (tmp_path / "r1").exists()
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("hello")
+    proc = run_rsp(rsp_exe, "report", other, "-o", tmp_path / "r2", check=False)
+    assert proc.returncode == 2 and "not a matrix results folder" in proc.stderr
+
+    # a corrupt cell.json: named with its line, and no report (nor temp folder) left behind
+    broken = tmp_path / "broken"
+    shutil.copytree(report_results, broken)
+    cell = sorted(broken.glob("cells/*/cell.json"))[-1]
+    cell.write_text(cell.read_text()[:-40])
+    proc = run_rsp(rsp_exe, "report", broken, "-o", tmp_path / "r3", check=False)
+    assert proc.returncode == 2 and f"{cell}:" in proc.stderr.replace("\n", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other"]
+
+    # a table that breaks half-way through rendering: still nothing written, no temp folder
+    torn = tmp_path / "torn"
+    shutil.copytree(report_results, torn)
+    for part in torn.glob("cells/*/perf.parquet/*.parquet"):  # whichever the report reads
+        part.write_bytes(part.read_bytes()[:100])
+    proc = run_rsp(rsp_exe, "report", torn, "-o", tmp_path / "r4", check=False)
+    assert proc.returncode == 2 and "unreadable Parquet table" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other", "torn"]
+
+    # an existing folder that is not a report is never replaced; a report is
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "thesis.tex").write_text("precious")
+    proc = run_rsp(rsp_exe, "report", report_results, "-o", keep, check=False)
+    assert proc.returncode == 2 and "refusing to overwrite" in proc.stderr
+    assert [p.name for p in keep.iterdir()] == ["thesis.tex"]
+    run_rsp(rsp_exe, "report", report_results, "-o", tmp_path / "again")
+    (tmp_path / "again" / "stale.txt").write_text("old")
+    run_rsp(rsp_exe, "report", report_results, "-o", tmp_path / "again")
+    assert not (tmp_path / "again" / "stale.txt").exists()
+    # and the same results give the same figure files, byte for byte
+    figures = json.loads((report[0] / "report.json").read_text())["figures"]
+    for name in figures:
+        for ext in (".pdf", ".svg"):
+            first = (report[0] / "figures" / name).with_suffix(ext).read_bytes()
+            assert (tmp_path / "again" / "figures" / name).with_suffix(ext).read_bytes() == first
