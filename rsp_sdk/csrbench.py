@@ -16,11 +16,12 @@ Engine-agnostic choices, taken from what the adapter says about its engine:
   moved past the last window; wall-clock engines are paced in real time (the graph at XX s is
   pushed XX s after the start), and the run waits one window after the last graph so the last
   window can close.
-* **t0.** A SECRET ("slide") profile puts t0 up to ω − β before the first triple: an engine
-  whose query was registered before its stream started has windows that open before the data
-  (C-SPARQL reports those partial windows). The candidates are one slide's worth of t0, from
-  ω − β before the first triple. A CSRBench ("window") profile enumerates t0 as the published
-  oracle does.
+* **t0.** The oracle's candidates for the adapter's profile (``rsp_sdk.oracle.s2r.t0_candidates``):
+  an engine whose query is registered before its stream starts declares that its windows open
+  before the data (``T0Policy.lead``; C-SPARQL 0.9.7 reports those partial windows), a
+  CSRBench ("window") profile enumerates t0 as the published oracle does. Judging is
+  ``rsp_sdk.compare.judge.judge_run``, the function `rsp oracle check` calls, so that command
+  with the adapter's profile gives the same verdict.
 """
 
 from __future__ import annotations
@@ -30,21 +31,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsp_sdk.compare.judge import Verdict as JudgedState
 from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import UnsupportedQuery
 from rsp_sdk.errors import InputError, RspError
-from rsp_sdk.model.profile import Profile, ReportPolicy
+from rsp_sdk.model.profile import ReportPolicy
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
 from rsp_sdk.run.runner import RunRequest, RunSummary, load_query, run
 from rsp_sdk.runtime import runtimes_for
 from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
-from rsp_sdk.streams.io import read_meta, read_stream, write_stream
+from rsp_sdk.streams.io import write_stream
 from rsp_sdk.util.atomic import atomic_path
 
 QUERIES = tuple(f"q{n}" for n in range(1, 8))
@@ -126,47 +127,23 @@ def feeding(adapter: Adapter, spec: QuerySpec) -> tuple[FeederConfig, float]:
     return FeederConfig(mode=PacingMode.REAL_TIME), tail
 
 
-def t0_candidates(
-    profile: Profile, spec: QuerySpec, t_min: int, stream_unit_ms: int = 1000
-) -> list[int] | None:
-    """Explicit t0 candidates for a SECRET profile (see the module docstring); None leaves
-    the enumeration to the oracle (CSRBench "window" profiles).
-
-    Candidates step by the profile's t0 step or else by the *stream's* time unit, as the
-    oracle's own enumeration does: a profile counting time in ms (ETALIS) over CSRBench's
-    one-graph-per-second data would otherwise ask for 10,000 candidates per 10 s slide, all
-    but ten of them equivalent, and the expected output of each."""
-    if profile.t0.span != "slide" or profile.t0.first_ms is not None:
-        return None
-    unit = profile.t0.step_ms or stream_unit_ms
-    window = spec.windows[0]
-    lead = max(0, window.range_ms - window.step_ms)
-    first = (t_min - lead) // unit * unit
-    return list(range(first, first + window.step_ms, unit))
-
-
 def judge(
-    stream: Path, spec: QuerySpec, adapter: Adapter, run_dir: Path, actual_events: int = -1
+    stream: Path, spec: QuerySpec, adapter: Adapter, run_dir: Path
 ) -> tuple[str, dict[str, Any]]:
-    """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile."""
+    """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
+
+    A thin caller of ``rsp_sdk.compare.judge.judge_run`` with the oracle's own t0 candidates for
+    that profile: `rsp oracle check --profile <the adapter's profile>` gives the same verdict.
+    """
     from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.check import check
+    from rsp_sdk.compare.judge import judge_run
     from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
 
     profile = adapter.profile
-    table = read_stream(stream)
-    t_min = int(pc.min(table.column("t_app_ms")).as_py())
-    meta = read_meta(stream)
-    t0s = t0_candidates(profile, spec, t_min, meta.time_unit_ms if meta else 1)
-    expected = oracle_expected(stream, spec, profile, t0s=t0s)
+    expected = oracle_expected(stream, spec, profile)
     actual = load_answers(run_dir)
-    result = check(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
-    detail = result.model_dump(mode="json")
-    if result.correct and actual_events == 0 and expected.num_rows > 0:
-        # CSRBench's rule accepts the empty sequence as a contiguous part of any expected
-        # output; an engine that said nothing where the oracle expects answers is not "correct"
-        return "no output", detail
-    return ("correct" if result.correct else "incorrect"), detail
+    result = judge_run(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
+    return result.state.value, result.model_dump(mode="json")
 
 
 def _divergence(detail: dict[str, Any]) -> str | None:
@@ -238,8 +215,8 @@ def run_one(
     if summary.state != "ok":
         return Verdict(**done, state="failed", error=summary.engine_message or summary.error)
     if not judged:
-        return Verdict(**done, state="not judged")
-    state, detail = judge(stream, spec, adapter, run_dir, summary.result_events)
+        return Verdict(**done, state=JudgedState.NOT_JUDGED.value)
+    state, detail = judge(stream, spec, adapter, run_dir)
     verdict = detail.get("verdict", {})
     return Verdict(
         **done,
