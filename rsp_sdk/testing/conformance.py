@@ -401,8 +401,15 @@ class AdapterConformance:
         th.join()
         assert not errors, errors
         for sample in samples:
-            self._check_stats(sample)
-        assert all(set(s) == set(first) for s in samples), "stats keys change during a push"
+            assert isinstance(sample, dict), sample
+            if jvm:  # the JVM runtimes answer stats on their own lane, concurrently with a push
+                self._check_stats(sample)
+            elif sample:  # a single-threaded driver may say {} ("cannot say now") while busy
+                lost = set(first) - set(sample)
+                assert not lost, f"stats lost {sorted(lost)} during a push: {sample}"
+        if jvm:
+            lost = set(first) - set().union(*samples)
+            assert not lost, f"stats lost {sorted(lost)} during a push"
 
     def _check_stats(self, stats: dict[str, Any]) -> None:
         assert isinstance(stats, dict) and stats, f"stats() said nothing: {stats!r}"
