@@ -156,6 +156,19 @@ def rspjs() -> list[Result]:
     ]
 
 
+def reply(proc: subprocess.Popen[bytes]) -> bytes:
+    """The driver's next ``OK``/``ERR`` line, skipping other output; raises when the child's
+    stdout ends (it died) instead of reading empty lines forever."""
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            code = proc.wait(timeout=30)
+            raise RuntimeError(f"the driver exited (code {code}) before answering OK or ERR")
+        if line.startswith((b"OK", b"ERR")):
+            return line
+
+
 @bench("engines.jtalis")
 def jtalis() -> list[Result]:
     from rsp_adapter_jtalis import JtalisAdapter
@@ -203,16 +216,20 @@ def jtalis() -> list[Result]:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(setup.encode())
         proc.stdin.flush()
-        for _ in range(2):  # open and register answer OK
-            assert proc.stdout.readline().startswith(b"OK")
-        started = time.perf_counter()
-        proc.stdin.write(f"push([{events}]).\n".encode())
-        proc.stdin.flush()
-        while not proc.stdout.readline().startswith((b"OK", b"ERR")):
-            pass
-        alone = time.perf_counter() - started
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        try:
+            for _ in range(2):  # open and register answer OK
+                assert reply(proc).startswith(b"OK")
+            started = time.perf_counter()
+            proc.stdin.write(f"push([{events}]).\n".encode())
+            proc.stdin.flush()
+            reply(proc)
+            alone = time.perf_counter() - started
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     rate, peer = n / seconds, n / alone
     return [
         Result(

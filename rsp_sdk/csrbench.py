@@ -17,11 +17,12 @@ Engine-agnostic choices, taken from what the adapter says about its engine:
   moved past the last window; wall-clock engines are paced in real time (the graph at XX s is
   pushed XX s after the start), and the run waits one window after the last graph so the last
   window can close.
-* **t0.** A SECRET ("slide") profile puts t0 up to ω − β before the first triple: an engine
-  whose query was registered before its stream started has windows that open before the data
-  (C-SPARQL reports those partial windows). The candidates are one slide's worth of t0, from
-  ω − β before the first triple. A CSRBench ("window") profile enumerates t0 as the published
-  oracle does.
+* **t0.** The oracle's candidates for the adapter's profile (``rsp_sdk.oracle.s2r.t0_candidates``):
+  an engine whose query is registered before its stream starts declares that its windows open
+  before the data (``T0Policy.lead``; C-SPARQL 0.9.7 reports those partial windows), a
+  CSRBench ("window") profile enumerates t0 as the published oracle does. Judging is
+  ``rsp_sdk.compare.judge.judge_run``, the function `rsp oracle check` calls, so that command
+  with the adapter's profile gives the same verdict.
 """
 
 from __future__ import annotations
@@ -125,31 +126,16 @@ def feeding(adapter: Adapter, spec: QuerySpec) -> tuple[FeederConfig, float]:
     return FeederConfig(mode=PacingMode.REAL_TIME), tail
 
 
-def t0_candidates(
-    profile: Profile, spec: QuerySpec, t_min: int, stream_unit_ms: int = 1000
-) -> list[int] | None:
-    """Explicit t0 candidates for a SECRET profile (see the module docstring); None leaves
-    the enumeration to the oracle (CSRBench "window" profiles).
+def judge_t0s(stream: Path, spec: QuerySpec, profile: Profile) -> list[int]:
+    """The t0 candidates the oracle enumerates for this stream, query and profile (its one t0
+    rule, ``rsp_sdk.oracle.s2r.t0_candidates``): the matrix keys its oracle cache by them."""
+    from rsp_sdk.oracle.s2r import t0_candidates
 
-    Candidates step by the profile's t0 step or else by the *stream's* time unit, as the
-    oracle's own enumeration does: a profile counting time in ms (ETALIS) over CSRBench's
-    one-graph-per-second data would otherwise ask for 10,000 candidates per 10 s slide, all
-    but ten of them equivalent, and the expected output of each."""
-    if profile.t0.span != "slide" or profile.t0.first_ms is not None:
-        return None
-    unit = profile.t0.step_ms or stream_unit_ms
-    window = spec.windows[0]
-    lead = max(0, window.range_ms - window.step_ms)
-    first = (t_min - lead) // unit * unit
-    return list(range(first, first + window.step_ms, unit))
-
-
-def judge_t0s(stream: Path, spec: QuerySpec, profile: Profile) -> list[int] | None:
-    """The t0 candidates the oracle enumerates for this stream, query and profile."""
     table = read_stream(stream, columns=["t_app_ms"])
     t_min = int(pc.min(table.column("t_app_ms")).as_py())
     meta = read_meta(stream)
-    return t0_candidates(profile, spec, t_min, meta.time_unit_ms if meta else 1)
+    unit = meta.time_unit_ms if meta and meta.time_unit_ms else 1
+    return t0_candidates(profile, spec, stream_unit_ms=unit, t_min=t_min)
 
 
 def judge(
@@ -157,31 +143,26 @@ def judge(
     spec: QuerySpec,
     adapter: Adapter,
     run_dir: Path,
-    actual_events: int = -1,
     *,
     expected: pa.Table | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
 
-    ``expected``: the oracle's output for (stream, spec, profile, ``judge_t0s``), when the
-    caller already has it (the matrix computes it once and reuses it across cells)."""
+    A thin caller of ``rsp_sdk.compare.judge.judge_run`` with the oracle's own t0 candidates for
+    that profile: `rsp oracle check --profile <the adapter's profile>` gives the same verdict.
+    ``expected``: the oracle's output for (stream, spec, profile), when the caller already has
+    it (the matrix computes it once and reuses it across cells)."""
     from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.check import check
+    from rsp_sdk.compare.judge import judge_run
 
     profile = adapter.profile
     if expected is None:
         from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
 
-        t0s = judge_t0s(stream, spec, profile)
-        expected = oracle_expected(stream, spec, profile, t0s=t0s)
+        expected = oracle_expected(stream, spec, profile)
     actual = load_answers(run_dir)
-    result = check(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
-    detail = result.model_dump(mode="json")
-    if result.correct and actual_events == 0 and expected.num_rows > 0:
-        # CSRBench's rule accepts the empty sequence as a contiguous part of any expected
-        # output; an engine that said nothing where the oracle expects answers is not "correct"
-        return "no output", detail
-    return ("correct" if result.correct else "incorrect"), detail
+    result = judge_run(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
+    return result.state.value, result.model_dump(mode="json")
 
 
 def divergence_text(detail: dict[str, Any]) -> str | None:

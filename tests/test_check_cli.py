@@ -196,6 +196,24 @@ def test_check_rooms_correct(
     assert data["verdict"]["matched_relations"] == 2 and data["yabench"] is None
 
 
+def test_check_empty_output_is_no_output_exit_1(
+    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # a crashed or silent engine: a run that answered nothing where the oracle expects relations
+    stream, query = rooms_case
+    silent = write_answer(tmp_path / "silent.json", [])
+    proc = run_rsp(
+        rsp_exe,
+        *("oracle", "check", "--stream", stream, "--query", query, "--profile", "csparql"),
+        *("--answers", silent, "--json"),
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["state"] == "no output" and data["correct"] is False and data["t0"] is None
+    assert data["verdict"]["actual_relations"] == 0
+
+
 def test_check_rooms_incorrect_with_yabench_metrics(
     rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -1,4 +1,4 @@
-"""``compare.check``: verdict + per-window metrics from a run directory, without the oracle."""
+"""``compare.judge``: verdict + per-window metrics from a run directory, without the oracle."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
-from rsp_sdk.compare.check import Metrics, check, is_content_change
 from rsp_sdk.compare.clock import TimeMap
+from rsp_sdk.compare.judge import Metrics, is_content_change, judge_run
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
 from tests.compare_tables import expected_table, result_table, s
 
@@ -57,7 +58,7 @@ def test_check_a_run_directory_with_delays(tmp_path: Path) -> None:
     run = make_run(tmp_path, [s("a", "b"), s("c")], [102 * S + 40_000_000, 105 * S + 200_000_000])
     pushed = read_pushed(run)
     assert pushed is not None
-    result = check(
+    result = judge_run(
         expected,
         load_answers(run),
         CSPARQL_LIKE,
@@ -84,14 +85,16 @@ def test_check_metrics_follow_the_longest_match_when_incorrect(tmp_path: Path) -
         }
     )
     run = make_run(tmp_path, [s("b"), s("d")], [103 * S, 105 * S])
-    result = check(expected, load_answers(run), CSPARQL_LIKE, R2S.RSTREAM, metrics=Metrics.YABENCH)
+    result = judge_run(
+        expected, load_answers(run), CSPARQL_LIKE, R2S.RSTREAM, metrics=Metrics.YABENCH
+    )
     assert not result.correct and result.divergence is not None
     assert result.divergence.t0_ms == 1000
     assert result.yabench is not None and result.yabench.t0_ms == 1000
     assert [(w.precision, w.recall) for w in result.yabench.windows] == [(1.0, 1.0), (0.0, 0.0)]
-    # a forced t0 must be a candidate
-    with pytest.raises(ValueError, match="not among the expected candidates"):
-        check(
+    # a forced t0 must be a candidate: the user's mistake, not an internal failure
+    with pytest.raises(InputError, match="not among the expected candidates"):
+        judge_run(
             expected, load_answers(run), CSPARQL_LIKE, R2S.RSTREAM, metrics=Metrics.YABENCH, t0=500
         )
 
@@ -158,7 +161,7 @@ def test_check_a_run_written_by_the_recorder(tmp_path: Path) -> None:
     )
     pushed = read_pushed(run)
     assert pushed is not None
-    result = check(
+    result = judge_run(
         expected,
         load_answers(run),
         CSPARQL_LIKE,

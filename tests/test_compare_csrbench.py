@@ -170,15 +170,21 @@ def test_empty_relations_must_agree() -> None:
     assert missing_empty.divergence.extra == [b(x="b")]
 
 
-def test_empty_output_is_trivially_correct_with_a_note() -> None:
-    v = judge({0: tumbling(s("a"))}, [])
-    assert v.correct and v.t0 == 0 and v.actual_relations == 0
-    assert "trivially" in v.notes[0]
+def test_empty_output_where_relations_are_expected_is_not_correct() -> None:
+    # CSRBench's rule would accept the empty sequence; a silent engine must not pass
+    v = judge({0: tumbling(s("a")), 1000: tumbling([], s("a"))}, [])
+    assert not v.correct and v.t0 is None and v.actual_relations == 0
+    assert "no output" in v.notes[0] and "2 relation(s)" in v.notes[0]
+    # expected empty relations count too: an engine that emits them must emit them
+    assert not judge({0: tumbling([])}, []).correct
 
 
-def test_empty_expected_table_is_an_error() -> None:
-    with pytest.raises(ValueError, match="no candidate t0"):
-        verdict({}, result_relations(result_table([s("a")])), allow_split=False)
+def test_empty_expected_output_is_judged_not_raised() -> None:
+    nothing = result_relations(result_table([]))
+    assert verdict({}, nothing, allow_split=False).correct
+    v = verdict({}, result_relations(result_table([s("a")])), allow_split=False)
+    assert not v.correct and v.divergence is not None
+    assert v.divergence.reason == "expected output is empty" and v.divergence.extra == [b(x="a")]
 
 
 # --- tuple-driven splits (CQELS) ---------------------------------------------------------

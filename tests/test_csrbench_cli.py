@@ -16,10 +16,11 @@ from rsp_sdk.csrbench import (
     engine_query,
     feeding,
     run_csrbench,
-    t0_candidates,
 )
 from rsp_sdk.engine import registry
-from rsp_sdk.model.profile import R2S
+from rsp_sdk.model.profile import R2S, Profile
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.oracle.s2r import t0_candidates as oracle_t0_candidates
 from rsp_sdk.run.feeder import PacingMode
 from tests.conftest import run_rsp
 from tests.csrbench_queries import rspql
@@ -43,16 +44,24 @@ def test_feeding_follows_the_engine_clock() -> None:
     assert feeder.mode is PacingMode.REAL_TIME and tail == 2.0 + 6.0  # the last window closes
 
 
+def t0_candidates(
+    profile: Profile, spec: QuerySpec, t_min: int, stream_unit_ms: int = 1000
+) -> list[int]:
+    """The one t0 rule (the oracle's), which `rsp csrbench` judges with."""
+    return oracle_t0_candidates(profile, spec, stream_unit_ms=stream_unit_ms, t_min=t_min)
+
+
 def test_t0_candidates_start_one_window_before_the_data() -> None:
     csparql = CsparqlAdapter.profile
     assert t0_candidates(csparql, rspql(5), 0) == [-4000]  # ω − β = 4 s before, one slide
     assert t0_candidates(csparql, rspql(1), 0) == list(range(0, 10_000, 1000))
     assert t0_candidates(csparql, rspql(1), 1500) == list(range(1000, 11_000, 1000))
-    assert t0_candidates(CqelsAdapter.profile, rspql(5), 0) is None  # CSRBench's enumeration
+    # CSRBench's enumeration: one window inclusive, from the first triple
+    assert t0_candidates(CqelsAdapter.profile, rspql(5), 0) == list(range(0, 6000, 1000))
     # a profile counting in ms over a stream in seconds: candidates step by the stream's unit
     ms = csparql.model_copy(update={"time_unit_ms": 1})
     assert t0_candidates(ms, rspql(1), 0, stream_unit_ms=1000) == list(range(0, 10_000, 1000))
-    assert len(t0_candidates(ms, rspql(1), 0, stream_unit_ms=1) or []) == 10_000
+    assert len(t0_candidates(ms, rspql(1), 0, stream_unit_ms=1)) == 10_000
 
 
 def test_help_and_input_errors(rsp_exe: list[str], tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,20 @@ def test_missing_base_is_a_clear_error(client: Any, toy_cache: Any, tmp_path: Pa
 # ---- the runtime ----------------------------------------------------------------------------
 
 
+LOOPBACK = {"127.0.0.1", "::ffff:127.0.0.1", "::1"}
+
+
+def loopback_listeners(ports: Iterable[int]) -> dict[int, set[str]]:
+    """Port → addresses listening on it, for the given ports (those with no listener are absent:
+    the caller asserts they were found, so an empty scan cannot pass)."""
+    wanted = set(ports)
+    found: dict[int, set[str]] = {}
+    for c in psutil.net_connections(kind="inet"):
+        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port in wanted:
+            found.setdefault(c.laddr.port, set()).add(c.laddr.ip)
+    return found
+
+
 def test_container_has_limits_user_and_host_loopback_ports(
     client: Any, base: Any, toy_cache: Any, tmp_path: Path
 ) -> None:
@@ -228,9 +243,11 @@ def test_container_has_limits_user_and_host_loopback_ports(
     # the JVM sizes its heap from the container's limit
     assert session.stats()["heap_max"] <= 512 << 20
     assert set(watch.ports) == set(channel.ports)
-    for c in psutil.net_connections(kind="inet"):
-        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port in channel.ports:
-            assert c.laddr.ip in ("127.0.0.1", "::ffff:127.0.0.1"), c.laddr
+    listening = loopback_listeners(channel.ports)
+    # every port of the channel has a listening socket (host networking), and each is loopback
+    assert channel.ports and set(listening) == set(channel.ports), (listening, channel.ports)
+    wide = {port: ips - LOOPBACK for port, ips in listening.items() if ips - LOOPBACK}
+    assert not wide, f"ports listening beyond loopback: {wide}"
     assert channel.start_seconds < 30
     session.register_stream(SCENARIO.stream)
     session.register_query(SCENARIO.spec())

@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 import pytest
 
 from rsp_sdk.compare.answers import load_answers
-from rsp_sdk.compare.check import Metrics, check
+from rsp_sdk.compare.judge import Metrics, judge_run
 from rsp_sdk.model.profile import ReportPolicy as RP
 from rsp_sdk.model.profile import Tick, load_profile
 from rsp_sdk.oracle import expected
@@ -122,7 +122,7 @@ def test_csrbench_queries_under_the_published_profiles(
         assert out.num_rows > 0
         recorded = shared_data / ORACLE / f"src/main/resources/answers/{name}-answer-{number}.json"
         prof = load_profile(name)
-        result = check(
+        result = judge_run(
             out, load_answers(recorded), prof, prof.r2s or q.r2s, metrics=Metrics.CSRBENCH
         )
         want_correct, want = RECORDED[(number, name)]

@@ -33,7 +33,13 @@ QUERIES = f"{ORACLE}/src/main/resources/srbench-queries.properties"
 
 def test_profiles_list_and_show(rsp_exe: list[str]) -> None:
     listed = json.loads(run_rsp(rsp_exe, "profiles", "list", "--json").stdout)
-    assert [p["name"] for p in listed] == ["csparql", "cqels", "sparqlstream", "jtalis"]
+    assert [p["name"] for p in listed] == [
+        "csparql",
+        "csparql-0.9.7",
+        "cqels",
+        "sparqlstream",
+        "jtalis",
+    ]
     shown = json.loads(run_rsp(rsp_exe, "profiles", "show", "cqels", "--json").stdout)
     assert shown["report"] == sorted(["content_change", "non_empty_content"]) or set(
         shown["report"]
@@ -52,7 +58,7 @@ def test_profile_files_and_bad_profiles(rsp_exe: list[str], tmp_path: Path) -> N
     p = load_profile(good)
     assert p.name == "mine" and p.period_ms == 2000 and p.t0.first_ms == -1000
     shown = json.loads(run_rsp(rsp_exe, "profiles", "show", str(good), "--json").stdout)
-    assert shown["t0"] == {"first_ms": -1000, "step_ms": 500, "span": "slide"}
+    assert shown["t0"] == {"first_ms": -1000, "step_ms": 500, "span": "slide", "lead": "none"}
     bad = tmp_path / "bad.json"
     bad.write_text(
         json.dumps(

@@ -1,7 +1,10 @@
 """The ``rsp`` command line: one typer app, one module per command group.
 
-Errors the user can fix (bad input files, bad parameters) are printed as one clear message with
-exit code 2, never as a traceback; ``RSP_DEBUG=1`` shows the traceback too.
+Exit codes: 0 success (and "correct"), 1 a verdict other than correct or a failed run, 2 an
+error the user can fix (bad input files, bad parameters: ``RspError`` and pydantic validation
+of what the user gave), 3 an internal error — any other exception is a bug in rsp-sdk, never the
+user's fault, so it is not dressed up as bad input. Both are printed as one message, never as a
+traceback; ``RSP_DEBUG=1`` shows the traceback too.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import sys
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from rsp_sdk.cli import (
     check,
@@ -52,12 +56,27 @@ app.command("report")(report_command)
 err = Console(stderr=True)
 
 
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
         app()
-    except (RspError, ValidationError, ValueError) as exc:
+    except (RspError, ValidationError) as exc:
         if os.environ.get("RSP_DEBUG"):
             raise
         err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-        sys.exit(2)
+        sys.exit(EXIT_BAD_INPUT)
+    except Exception as exc:
+        if os.environ.get("RSP_DEBUG"):
+            raise
+        err.print(
+            f"[bold red]internal error:[/] {escape(f'{type(exc).__name__}: {exc}')}\n"
+            "This is a bug in rsp-sdk, not a problem with your input; rerun with RSP_DEBUG=1 "
+            "for the traceback and report it.",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_INTERNAL)

@@ -16,9 +16,9 @@ import typer
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.compare.answers import PUSHED_FILE, TimestampClock, load_answers, read_pushed
-from rsp_sdk.compare.check import CheckResult, Metrics, check
 from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
+from rsp_sdk.compare.judge import CheckResult, Metrics, judge_run
 from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
 from rsp_sdk.compare.yabench import Gracious
 from rsp_sdk.errors import InputError
@@ -90,7 +90,8 @@ def check_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Judge FILE against the expected output: exit 0 if correct, 1 if not, 2 on bad input."""
+    """Judge the answers against the expected output: exit 0 if correct, 1 if incorrect or no
+    output (nothing emitted where relations are expected), 2 on bad input."""
     static = static or []
     if (gracious or output is not None) and metrics is not Metrics.YABENCH:
         raise InputError("--gracious and --output need --metrics yabench")
@@ -124,7 +125,7 @@ def check_command(
             )
             grace = Gracious(evaluator, r2s)
     with console.status("comparing …", spinner="dots"):
-        result = check(
+        result = judge_run(
             expected,
             actual,
             prof,

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.model.profile import BUILTIN_PROFILES, Profile, load_profile
+from rsp_sdk.model.profile import BUILTIN_PROFILES, Profile, T0Lead, load_profile
 
 app = typer.Typer(
     help="SECRET profiles: report strategies, tick, R2S, empty relations, t0 policy.",
@@ -62,7 +62,11 @@ def show(
     t.add_row("event-driven", str(p.event_driven))
     t.add_row("time unit", f"{p.time_unit_ms} ms")
     t.add_row("period", f"{p.period_ms} ms" if p.period_ms else "-")
-    first = p.t0.first_ms if p.t0.first_ms is not None else "query / stream"
+    first = (
+        p.t0.first_ms
+        if p.t0.first_ms is not None
+        else "query / stream" + (" − (ω − β)" if p.t0.lead is T0Lead.RANGE_MINUS_STEP else "")
+    )
     step = f"{p.t0.step_ms} ms" if p.t0.step_ms else "stream time unit"
     t.add_row("t0 candidates", f"from {first}, step {step}, across one {p.t0.span}")
     console.print(t)

@@ -160,6 +160,57 @@ def _best_failure(t0: int, expected: list[Relation], actual: list[Relation]) -> 
     return best
 
 
+def _trivial(
+    expected: Mapping[int, RelationStream], actual: RelationStream, allow_split: bool
+) -> CsrbenchVerdict:
+    """An empty output, or an expected output with no relation at all.
+
+    CSRBench's rule accepts the empty sequence as a contiguous part of any expected output; we
+    do not: an engine that emitted nothing is correct only where the oracle expects nothing
+    (no relation, not even an empty one, for any candidate t0). Otherwise a crashed or silent
+    engine would pass every check (``rsp_sdk.compare.judge`` calls this "no output").
+    """
+    candidates = sorted(expected)
+    rels = actual.relations
+    expected_count = max((len(s.relations) for s in expected.values()), default=0)
+    query = actual.query or (expected[candidates[0]].query if candidates else "")
+    base = {
+        "query": query,
+        "actual_relations": len(rels),
+        "matched_relations": 0,
+        "candidates": candidates,
+        "splits_allowed": allow_split,
+    }
+    if not rels and expected_count == 0:
+        note = "the engine emitted nothing and the oracle expects no relation"
+        return CsrbenchVerdict(**base, correct=True, t0=None, notes=[note])
+    if not rels:
+        note = (
+            f"the engine emitted nothing where the oracle expects up to {expected_count} "
+            "relation(s): no output"
+        )
+        return CsrbenchVerdict(**base, correct=False, t0=None, notes=[note])
+    first = rels[0]
+    divergence = Divergence(
+        t0_ms=0,
+        start_seq=None,
+        matched_relations=0,
+        reason="expected output is empty",
+        actual_index=0,
+        actual_seq=first.seq,
+        actual_t_app_ms=first.t_app_ms,
+        actual_t_sys_ns=first.t_sys_ns,
+        expected_seq=None,
+        expected_t_app_ms=None,
+        expected_window_open_ms=None,
+        expected_window_close_ms=None,
+        missing=[],
+        extra=actual.show(first.keys),
+    )
+    note = "the oracle expects no relation for any t0, the engine emitted some"
+    return CsrbenchVerdict(**base, correct=False, t0=None, divergence=divergence, notes=[note])
+
+
 def verdict(
     expected: Mapping[int, RelationStream],
     actual: RelationStream,
@@ -173,24 +224,9 @@ def verdict(
     """
     candidates = sorted(expected)
     notes: list[str] = []
-    if not candidates:
-        raise ValueError("the expected output has no candidate t0 (empty expected table)")
     rels = actual.relations
-    if not rels:
-        notes.append(
-            "the engine emitted nothing: an empty output is trivially a contiguous part of any "
-            "expected output (CSRBench's rule)"
-        )
-        return CsrbenchVerdict(
-            query=actual.query or expected[candidates[0]].query,
-            correct=True,
-            t0=candidates[0],
-            actual_relations=0,
-            matched_relations=0,
-            candidates=candidates,
-            splits_allowed=allow_split,
-            notes=notes,
-        )
+    if not rels or not candidates:
+        return _trivial(expected, actual, allow_split)
     best: _Run | None = None
     for t0 in candidates:
         exp = expected[t0].relations

@@ -50,10 +50,8 @@ def _bindings_table(title: str, bindings: Sequence[dict[str, Any]], limit: int) 
 def verdict_renderable(v: CsrbenchVerdict, *, limit: int = 10) -> RenderableType:
     """The CSRBench verdict, with the divergence spelled out when there is one."""
     t = Table(title=f"CSRBench verdict — {v.query}", show_header=False, title_justify="left")
-    t.add_row(
-        "verdict",
-        Text("CORRECT", style="bold green") if v.correct else Text("INCORRECT", style="bold red"),
-    )
+    label = "CORRECT" if v.correct else ("NO OUTPUT" if v.actual_relations == 0 else "INCORRECT")
+    t.add_row("verdict", Text(label, style="bold green" if v.correct else "bold red"))
     t.add_row("matching t0", f"{v.t0} ms" if v.t0 is not None else "none")
     t.add_row("candidates", ", ".join(str(c) for c in v.candidates))
     t.add_row("actual relations", str(v.actual_relations))

@@ -177,7 +177,7 @@ def run_cell(
     )
     row.update(run_metrics(run_dir))
     if state is CellState.OK and {"csrbench", "yabench"} & set(cell.metrics):
-        row.update(_judge(cell, spec, adapter, stream, run_dir, summary.result_events, oracle))
+        row.update(_judge(cell, spec, adapter, stream, run_dir, oracle))
     row["wall_s"] = time.monotonic() - started
     store.finish(cell.key, row)
     return row
@@ -189,7 +189,6 @@ def _judge(
     adapter: Adapter,
     stream: PreparedStream,
     run_dir: Path,
-    events: int,
     oracle: OracleCache,
 ) -> dict[str, Any]:
     from rsp_sdk.csrbench import divergence_text, judge
@@ -199,7 +198,7 @@ def _judge(
         expected, _ = oracle.expected(
             stream.path, stream.sha256, spec, adapter.profile, stream.static
         )
-        verdict, detail = judge(stream.path, spec, adapter, run_dir, events, expected=expected)
+        verdict, detail = judge(stream.path, spec, adapter, run_dir, expected=expected)
         out["verdict"] = VERDICTS[verdict]
         with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
             tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
@@ -220,10 +219,10 @@ def _yabench(
 ) -> dict[str, Any]:
     """YABench precision / recall per window (windows.parquet) and overall."""
     from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.check import Metrics, check
+    from rsp_sdk.compare.judge import Metrics, judge_run
 
     profile = adapter.profile
-    result = check(
+    result = judge_run(
         expected,
         load_answers(run_dir),
         profile,

@@ -59,15 +59,28 @@ class R2S(StrEnum):
     DSTREAM = "dstream"
 
 
+class T0Lead(StrEnum):
+    """How far before the first triple the data-derived first t0 candidate lies."""
+
+    NONE = "none"
+    RANGE_MINUS_STEP = "range_minus_step"
+
+
 class T0Policy(BaseModel):
     """Where the oracle looks for the (uncontrollable) opening of the first window.
 
-    Candidates run from ``first_ms`` (or the query's / stream's first t0 when unset) in steps of
-    ``step_ms`` (the stream's time unit when unset) across ``span``: one slide, as the SECRET model
-    needs (``slide``: first ≤ t0 < first + β), or one window size inclusive, as the published
-    CSRBench oracle enumerates (``window``: first ≤ t0 ≤ first + ω). ``window`` also reproduces
-    that oracle's placement of the first window-close scope: [t0, t0 + ω) when t0 < ω, else
-    [t0 + β − ω, t0 + β) (its ``WindowOperator`` adds ω while the clock is below ω, then β).
+    Candidates run from ``first_ms`` (or the query's first t0, or else the stream's first
+    timestamp moved back by ``lead``) in steps of ``step_ms`` (the stream's time unit when unset)
+    across ``span``: one slide, as the SECRET model needs (``slide``: first ≤ t0 < first + β), or
+    one window size inclusive, as the published CSRBench oracle enumerates (``window``: first ≤
+    t0 ≤ first + ω). ``window`` also reproduces that oracle's placement of the first window-close
+    scope: [t0, t0 + ω) when t0 < ω, else [t0 + β − ω, t0 + β) (its ``WindowOperator`` adds ω
+    while the clock is below ω, then β).
+
+    ``lead = range_minus_step`` states that an engine's windows may open before its data: a query
+    registered before its stream starts has windows that already hold the first triple while
+    they are partial, so t0 lies up to ω − β before the first triple (C-SPARQL reports those
+    partial windows). The data-derived first candidate is then ⌊(t_min − (ω − β)) / step⌋ · step.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -75,6 +88,11 @@ class T0Policy(BaseModel):
     first_ms: int | None = None
     step_ms: int | None = Field(default=None, ge=1)
     span: str = Field(default="slide", pattern="^(slide|window)$")
+    lead: T0Lead = Field(
+        default=T0Lead.NONE,
+        description="how far before the first triple the candidates start when neither the "
+        "profile nor the query fixes the first t0: none, or range_minus_step (ω − β)",
+    )
 
 
 class Profile(BaseModel):
@@ -132,11 +150,16 @@ class Profile(BaseModel):
         return self.r2s if self.r2s is not None else query_r2s
 
 
-# The profiles of the engines the project drives. C-SPARQL, CQELS and SPARQLstream carry the
-# values CSRBench published (METRICS.md; the oracle's csparql/cqels/sparqlstream.properties), and
-# enumerate t0 as that oracle does (span = window). CQELS is eager: it processes each triple as it
-# arrives, so its content-change reports are tuple-driven. JTALIS/ETALIS is event-driven: each
-# element that completes a pattern yields the newly derived results, once.
+# The profiles of the engines the project drives. ``csparql``, ``cqels`` and ``sparqlstream`` carry
+# the values CSRBench published (the oracle's csparql/cqels/sparqlstream.properties) for the
+# engines it ran on the wall clock, and enumerate t0 as that oracle does (span = window).
+# ``csparql-0.9.7`` is C-SPARQL 0.9.7 as the csparql adapter drives it in application time: the
+# same report policy, but its windows open before the data (lead ω − β, one slide of
+# candidates), so `rsp oracle check --profile csparql-0.9.7` judges exactly as `rsp csrbench -e
+# csparql` does. CQELS is eager: it processes each triple as it arrives, so its content-change
+# reports are tuple-driven. JTALIS/ETALIS is event-driven: each element that completes a pattern
+# yields the newly derived results, once; its query is registered before the stream starts, so
+# its windows may open before the data too.
 BUILTIN_PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
@@ -150,6 +173,18 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             emits_empty_relations=True,
             time_unit_ms=1000,
             t0=T0Policy(span="window"),
+        ),
+        Profile(
+            name="csparql-0.9.7",
+            description="C-SPARQL 0.9.7 in application time (the csparql adapter): window close "
+            "+ non-empty content, time-driven, Rstream, emits empty relations, windows open up "
+            "to ω − β before the data",
+            report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+            tick=Tick.TIME_DRIVEN,
+            r2s=R2S.RSTREAM,
+            emits_empty_relations=True,
+            time_unit_ms=1000,
+            t0=T0Policy(span="slide", lead=T0Lead.RANGE_MINUS_STEP),
         ),
         Profile(
             name="cqels",
@@ -182,6 +217,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             r2s=R2S.RSTREAM,
             emits_empty_relations=False,
             time_unit_ms=1,
+            t0=T0Policy(span="slide", lead=T0Lead.RANGE_MINUS_STEP),
             event_driven=True,
         ),
     )

@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from rsp_sdk.model.profile import Profile, ReportPolicy, Tick
+from rsp_sdk.model.profile import Profile, ReportPolicy, T0Lead, Tick
 from rsp_sdk.model.query import QuerySpec
 
 INF = 1 << 62
@@ -94,14 +94,24 @@ def t0_candidates(
     stream_unit_ms: int,
     t_min: int,
 ) -> list[int]:
-    """Candidate t0 values: from the first candidate in steps across one slide (or one window)."""
+    """Candidate t0 values: from the first candidate in steps across one slide (or one window).
+
+    The first candidate is the profile's ``first_ms``, else the query's, else the first triple's
+    time moved back by the profile's lead (ω − β for engines whose windows open before the data)
+    and floored to the step. The step is the profile's, else the *stream's* time unit: a profile
+    counting time in ms (ETALIS) over CSRBench's one-graph-per-second data would otherwise ask
+    for 10,000 candidates per 10 s slide, all but ten of them equivalent.
+    """
     step = profile.t0.step_ms or stream_unit_ms or 1
     if profile.t0.first_ms is not None:
         first = profile.t0.first_ms
     elif query.first_t0_ms is not None:
         first = query.first_t0_ms
     else:
-        first = (t_min // step) * step
+        lead = 0
+        if profile.t0.lead is T0Lead.RANGE_MINUS_STEP:
+            lead = max(0, query.range_ms - query.slide_ms)
+        first = ((t_min - lead) // step) * step
     if profile.t0.span == "window":
         last = first + query.range_ms  # inclusive, as the CSRBench oracle
         return list(range(first, last + 1, step))

@@ -78,7 +78,11 @@ def write_stream(table: pa.Table, path: Path | str, meta: StreamMeta) -> Path:
     table = conform(table, STREAM_SCHEMA)
     bad = first_decrease(table)
     if bad is not None:
-        raise ValueError(f"stream rows are not sorted by t_app_ms (row {bad})")
+        raise InputError(
+            f"stream rows are not sorted by t_app_ms (row {bad})",
+            path=path,
+            expected="a stream sorted by application time (rsp stream import --sort)",
+        )
     if not meta.streams:
         streams = sorted(pc.unique(table.column("stream")).to_pylist())
         meta = meta.model_copy(update={"streams": streams})

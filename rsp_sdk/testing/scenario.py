@@ -49,7 +49,9 @@ class Scenario:
     ``<…/s{i}>``, predicates alternating ``<…/p0>``/``<…/p1>``, integer objects; the default
     query selects the p0 half through a 1 s tumbling window. ``expect_complete``: every matching
     triple must show up in some result (turn off for wall-clock engines that may drop data).
-    ``invalid_query`` is text the engine's own parser must reject.
+    ``invalid_query`` is text the engine's own parser must reject. ``computes_literals``: the
+    query outputs values it computes (aggregates, BIND), so a literal in a result need not be a
+    pushed term; otherwise every output term must be one the scenario pushed.
     """
 
     stream: str = f"{NS}stream"
@@ -60,6 +62,7 @@ class Scenario:
     invalid_query: str = "THIS IS NOT A QUERY {"
     config: dict[str, Any] = field(default_factory=dict)
     expect_complete: bool = True
+    computes_literals: bool = False
 
     def spec(self) -> QuerySpec:
         return self.query or default_query(self.stream)

@@ -19,7 +19,7 @@ from pathlib import Path
 from rsp_adapter_csparql.render import UNITS_09, UNITS_097, render_csparql
 from rsp_sdk.engine import BaseAdapter, Capabilities, Feature, ProvisionCache
 from rsp_sdk.errors import RspError
-from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.profile import load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.runtime.base import DriverSpec, JvmDriver
 
@@ -29,25 +29,15 @@ HERE = Path(__file__).resolve().parent
 # every registered query reports at t0_ms + k·β (t0_ms = 0 by default) the window [c − ω, c)
 # (with window_bounds = "left-closed"), when the window holds data; an evaluation with no
 # solutions is an empty relation. Its first windows are partial: they open before the first
-# triple, as they do for any query registered before its stream starts. In SECRET terms t0 then
-# lies up to ω − β before the first triple, a lead this Profile cannot state: `rsp csrbench`
-# enumerates t0 over one slide from ω − β before the data (rsp_sdk.csrbench.t0_candidates).
-CSPARQL_PROFILE = Profile(
-    name="csparql-0.9.7",
-    report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
-    tick=Tick.TIME_DRIVEN,
-    r2s=R2S.RSTREAM,
-    emits_empty_relations=True,
-    time_unit_ms=1000,
-    t0=T0Policy(span="slide"),
-)
+# triple, as they do for any query registered before its stream starts, so t0 lies up to ω − β
+# before the first triple (T0Policy.lead = range_minus_step). This is the built-in profile
+# ``csparql-0.9.7``: `rsp oracle check --profile csparql-0.9.7` judges as `rsp csrbench` does.
+CSPARQL_PROFILE = load_profile("csparql-0.9.7")
 
-# C-SPARQL 0.9 on Esper's wall clock: the published CSRBench profile, the same as 0.9.7's except
-# for t0, which depends on when the first triple arrives, so it is enumerated over one window as
-# CSRBench does.
-CSPARQL09_PROFILE = CSPARQL_PROFILE.model_copy(
-    update={"name": "csparql-0.9", "t0": T0Policy(span="window")}
-)
+# C-SPARQL 0.9 on Esper's wall clock: the published CSRBench profile (built-in ``csparql``), the
+# same as 0.9.7's except for t0, which depends on when the first triple arrives, so it is
+# enumerated over one window as CSRBench does.
+CSPARQL09_PROFILE = load_profile("csparql")
 
 # The body is evaluated by Jena ARQ 2.13 (SPARQL 1.1), but only after C-SPARQL's own parser
 # accepted it; these are the features that got through both and gave results.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
 
 
@@ -43,7 +44,9 @@ def import_any(
         table = n3t.read_n3t(src, stream=stream, sort=sort)
     elif fmt is StreamFormat.CSRBENCH_TTL:
         if interval_ms is None:
-            raise ValueError("--interval MS is required for csrbench-ttl (CSRBench uses 1000)")
+            raise InputError(
+                "--interval MS is required for csrbench-ttl", path=src, expected="--interval 1000"
+            )
         table = csrbench.read_csrbench_folder(src, interval_ms=interval_ms, stream=stream)
         params["interval_ms"] = interval_ms
         time_unit = interval_ms

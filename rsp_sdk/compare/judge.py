@@ -1,8 +1,12 @@
-"""One call from (expected table, engine output, profile) to a verdict and per-window metrics.
+"""The one judging function: (expected table, engine output, profile) → verdict and metrics.
 
-``rsp oracle check`` and any script share this: the CSRBench verdict over all candidate t0,
-then — if asked — YABench's per-window metrics against the t0 that matched (or, when none did,
-the one that matched longest: the engine's most plausible start).
+Every path that calls an engine right or wrong goes through ``judge_run``: ``rsp oracle check``,
+``rsp csrbench`` (``rsp_sdk.csrbench.judge``), the matrix and any script. It applies the
+CSRBench verdict over all candidate t0 and one rule on top of it: an engine that emitted
+nothing where the oracle expects relations has ``no output`` — CSRBench's contiguous-part rule
+alone would accept the empty sequence as a part of any expected output, so a crashed or silent
+engine would pass. Then — if asked — YABench's per-window metrics against the t0 that matched (or,
+when none did, the one that matched longest: the engine's most plausible start).
 """
 
 from __future__ import annotations
@@ -17,7 +21,17 @@ from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.csrbench import CsrbenchVerdict, Divergence, splits_allowed, verdict
 from rsp_sdk.compare.relations import expected_relations, result_relations
 from rsp_sdk.compare.yabench import Gracious, YabenchReport, window_metrics
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy
+
+
+class Verdict(StrEnum):
+    """The state of one judged run (the vocabulary of `rsp csrbench` and the matrix)."""
+
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    NO_OUTPUT = "no output"
+    NOT_JUDGED = "not judged"
 
 
 class Metrics(StrEnum):
@@ -29,7 +43,8 @@ class CheckResult(BaseModel):
     """What ``rsp oracle check --json`` prints."""
 
     query: str
-    correct: bool
+    state: Verdict
+    correct: bool = Field(description="state is correct")
     t0: int | None = Field(description="matching t0 in ms, None when no candidate matches")
     divergence: Divergence | None = None
     verdict: CsrbenchVerdict
@@ -44,7 +59,16 @@ def is_content_change(profile: Profile) -> bool:
     )
 
 
-def check(
+def state_of(v: CsrbenchVerdict) -> Verdict:
+    """The judging rule: correct, no output (nothing emitted where relations are expected), or
+    incorrect. ``verdict`` already refuses to call an empty output correct when the expected
+    output holds relations; this names that case."""
+    if v.correct:
+        return Verdict.CORRECT
+    return Verdict.NO_OUTPUT if v.actual_relations == 0 else Verdict.INCORRECT
+
+
+def judge_run(
     expected: pa.Table,
     actual: pa.Table,
     profile: Profile,
@@ -73,7 +97,10 @@ def check(
         if chosen is None:
             chosen = v.divergence.t0_ms if v.divergence else min(exp)
         if chosen not in exp:
-            raise ValueError(f"t0 {chosen} ms is not among the expected candidates {sorted(exp)}")
+            raise InputError(
+                f"t0 {chosen} ms is not among the expected candidates",
+                expected=", ".join(str(t) for t in sorted(exp)),
+            )
         report = window_metrics(
             exp[chosen],
             act,
@@ -84,9 +111,11 @@ def check(
             time_unit_ms=profile.time_unit_ms,
             gracious=gracious,
         )
+    state = state_of(v)
     return CheckResult(
         query=v.query,
-        correct=v.correct,
+        state=state,
+        correct=state is Verdict.CORRECT,
         t0=v.t0,
         divergence=v.divergence,
         verdict=v,

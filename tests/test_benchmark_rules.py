@@ -1,0 +1,82 @@
+"""The rules the benchmarks compute their numbers by (the numbers themselves are never asserted):
+Rate_max, the naive baseline doing the oracle's work, and a dead child process ending a wait."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pyarrow.compute as pc
+
+from benchmarks.bench_engines import reply
+from benchmarks.bench_jvm_engines import rate_max
+from benchmarks.bench_oracle import WINDOW_CLOSE, YABENCH_QUERIES, YABENCH_T0, naive_expected
+from rsp_sdk.query import parse_rspql
+from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+from tests.oracle_support import spark
+
+__all__ = ["spark"]
+
+XSD_FLOAT = "http://www.w3.org/2001/XMLSchema#float"
+
+
+def test_rate_max_is_the_largest_rate_below_which_every_rate_passed() -> None:
+    assert rate_max([(1.0, True), (3.0, True), (6.0, False), (12.0, True)]) == 3.0
+    assert rate_max([(12.0, True), (1.0, True), (6.0, True), (3.0, False)]) == 1.0  # any order
+    assert rate_max([(1.0, False), (3.0, True)]) == 0.0
+    assert rate_max([(1.0, True), (3.0, True)]) == 3.0
+
+
+def test_a_dead_driver_ends_the_wait_for_its_reply() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "print('noise'); import sys; sys.exit(3)"],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+    )
+    outcome: list[BaseException | bytes] = []
+
+    def wait() -> None:
+        try:
+            outcome.append(reply(proc))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    th = threading.Thread(target=wait, daemon=True)
+    th.start()
+    th.join(timeout=30)
+    proc.wait(timeout=30)
+    assert not th.is_alive(), "reply() kept reading after its child died"
+    assert isinstance(outcome[0], RuntimeError) and "code 3" in str(outcome[0])
+
+
+def test_the_naive_baseline_produces_the_oracle_output(spark: Any) -> None:
+    # the oracle-vs-naive ratio compares equal work: the same rows, R2S and serialisation
+    from rsp_sdk.oracle import expected
+
+    table, _ = generate_yabench(YabenchParams(stations=8, interval_ms=1000, duration_ms=30_000))
+    text = YABENCH_QUERIES["Q1 filter"]  # Istream
+    naive = naive_expected(table, text, 10_000, 5000, YABENCH_T0[0])
+    oracle = expected(table, parse_rspql(text), WINDOW_CLOSE, t0s=YABENCH_T0, spark=spark)
+    cols = ["t_app_ms", "window_open_ms", "window_close_ms", "binding"]
+
+    def value(binding: str | None) -> Any:
+        # pyoxigraph writes 51.0 (xsd:float) as "51", the oracle keeps the stream's lexical form
+        if binding is None:
+            return None
+        terms = json.loads(binding)
+        return sorted(
+            (k, float(t["value"]) if t.get("datatype") == XSD_FLOAT else t["value"])
+            for k, t in terms.items()
+        )
+
+    def rows(t: Any) -> list[tuple[Any, ...]]:
+        return sorted(
+            ((*list(r.values())[:3], value(r["binding"])) for r in t.select(cols).to_pylist()),
+            key=repr,
+        )
+
+    assert pc.sum(pc.invert(pc.is_null(naive["binding"]))).as_py() > 10
+    assert rows(naive) == rows(oracle)

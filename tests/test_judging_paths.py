@@ -1,0 +1,64 @@
+"""Every judging path gives one verdict: `rsp oracle check` with the adapter's profile and
+`rsp csrbench`'s judge agree, on real C-SPARQL 0.9.7 runs recorded by `rsp csrbench` before the
+two shared a t0 rule (tests/fixtures/csrbench-csparql-0.9.7/README.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rsp_adapter_csparql import CsparqlAdapter
+from typer.testing import CliRunner
+
+from rsp_sdk.cli import app
+from rsp_sdk.csrbench import default_query_dir, judge, prepare_stream
+from rsp_sdk.model.profile import load_profile
+from rsp_sdk.query import load_query
+from tests.oracle_support import spark
+from tests.real_engines import CSRBENCH_DATA
+
+__all__ = ["spark"]
+
+RECORDED = Path(__file__).parent / "fixtures" / "csrbench-csparql-0.9.7"
+VERDICTS = {v["query"]: v for v in json.loads((RECORDED / "csrbench.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def stream(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The stream exactly as `rsp csrbench` prepares it."""
+    return prepare_stream(shared_data / CSRBENCH_DATA, tmp_path_factory.mktemp("csrbench"))
+
+
+def test_the_adapter_profile_is_the_builtin_one() -> None:
+    assert CsparqlAdapter.profile == load_profile("csparql-0.9.7")
+    assert CsparqlAdapter.profile.t0.lead == "range_minus_step"
+
+
+@pytest.mark.parametrize("query", sorted(VERDICTS))
+def test_oracle_check_with_the_adapter_profile_gives_csrbench_verdict(
+    query: str, stream: Path, spark: Any
+) -> None:
+    recorded = VERDICTS[query]
+    run_dir = RECORDED / query
+    qfile = default_query_dir() / f"{query}.rspql"
+    result = CliRunner().invoke(
+        app,
+        [
+            *("oracle", "check", "--stream", str(stream), "--query", str(qfile)),
+            *("--profile", "csparql-0.9.7", "--answers", str(run_dir), "--json"),
+        ],
+    )
+    assert result.exit_code == (0 if recorded["state"] == "correct" else 1), result.output
+    cli = json.loads(result.stdout[result.stdout.index("{") :])
+    spec = load_query(qfile)
+    state, detail = judge(
+        stream, spec.model_copy(update={"name": query}), CsparqlAdapter(), run_dir
+    )
+    got = {
+        "cli": (cli["state"], cli["t0"], cli["verdict"]["matched_relations"]),
+        "csrbench": (state, detail["t0"], detail["verdict"]["matched_relations"]),
+    }
+    want = (recorded["state"], recorded["t0"], recorded["matched_relations"])
+    assert got == {"cli": want, "csrbench": want}
