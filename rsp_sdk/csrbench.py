@@ -25,7 +25,6 @@ Engine-agnostic choices, taken from what the adapter says about its engine:
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,8 @@ from rsp_sdk.runtime import runtimes_for
 from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
 from rsp_sdk.streams.io import read_meta, read_stream, write_stream
 from rsp_sdk.util.atomic import atomic_path
+from rsp_sdk.util.outdir import prepare_output_dir
+from rsp_sdk.util.outpath import check_new_dir
 
 QUERIES = tuple(f"q{n}" for n in range(1, 8))
 STREAM_IRI = "http://ex.org/streams/test"
@@ -257,17 +258,10 @@ Progress = Callable[[Verdict], None]
 def run_csrbench(request: CsrbenchRequest, *, progress: Progress | None = None) -> list[Verdict]:
     """Every requested engine × runtime × query, recorded under ``request.output``."""
     out = request.output
-    if out.exists() and any(out.iterdir()):
-        if not request.force:
-            raise InputError(
-                "the output directory exists and is not empty",
-                path=out,
-                expected="a new directory, or --force to replace it",
-            )
-        shutil.rmtree(out)
+    check_new_dir(out)
     specs = _queries(request.query_dir, request.queries)
     adapters = [get_adapter(name) for name in request.engines]
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(out, kind="csrbench", force=request.force)
     stream = prepare_stream(request.data_dir, out)
     verdicts: list[Verdict] = []
     for adapter in adapters:

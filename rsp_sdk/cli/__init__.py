@@ -12,6 +12,7 @@ import sys
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from rsp_sdk.cli import (
     check,
@@ -53,7 +54,22 @@ def main() -> None:
     try:
         app()
     except (RspError, ValidationError, ValueError) as exc:
-        if os.environ.get("RSP_DEBUG"):
-            raise
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-        sys.exit(2)
+        _fail(str(exc))
+    except OSError as exc:  # a file or folder the OS refused: an input/output error
+        _fail(_os_message(exc))
+
+
+def _fail(message: str) -> None:
+    """One clean message and exit 2 (``RSP_DEBUG=1``: the traceback instead)."""
+    if os.environ.get("RSP_DEBUG"):
+        raise  # the exception main() is handling
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.exit(2)
+
+
+def _os_message(exc: OSError) -> str:
+    """``input/output error: PATH: reason`` — the path the OS refused, not a traceback."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return f"input/output error: {reason}"
+    return f"input/output error: {exc.filename}: {reason}"

@@ -7,6 +7,7 @@ The command group ``oracle`` belongs to the oracle's CLI module; this module con
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,7 @@ import pyarrow.compute as pc
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.compare.answers import PUSHED_FILE, TimestampClock, load_answers, read_pushed
 from rsp_sdk.compare.check import CheckResult, Metrics, check
 from rsp_sdk.compare.clock import TimeMap
@@ -27,11 +29,7 @@ from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.query import load_query
 from rsp_sdk.streams.io import read_static, read_stream
 from rsp_sdk.util.atomic import atomic_path
-
-
-def _load_query(path: Path, params: dict[str, str]) -> QuerySpec:
-    """RSP-QL / CSRBench / YABench query file → QuerySpec."""
-    return load_query(path, params=params)
+from rsp_sdk.util.outpath import check_output
 
 
 def _expected(
@@ -43,30 +41,46 @@ def _expected(
     return expected(stream, query, profile, t0s=t0s, static=tuple(static))
 
 
-def _params(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError("bad --param", text=item, expected="KEY=VALUE")
-        out[key] = value
-    return out
+def _profile(profile: str | None, answers: Path) -> Profile:
+    """``--profile``, or the profile recorded in the run directory's config.json: the profile
+    the engine declared when it ran is the one its output is judged by, unless told otherwise."""
+    if profile is not None:
+        return load_profile(profile)
+    config = answers / "config.json"
+    if not answers.is_dir() or not config.is_file():
+        raise InputError(
+            "--profile is needed: the answers are not a run directory with a config.json",
+            path=answers,
+            expected="--profile NAME|FILE, or --answers RUN_DIR written by rsp run",
+        )
+    try:
+        recorded = json.loads(config.read_text(encoding="utf-8"))["engine"]["profile"]
+        return Profile.model_validate(recorded)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(
+            f"the run's config.json records no usable profile ({exc})",
+            path=config,
+            expected="engine.profile as rsp run writes it, or pass --profile",
+        ) from None
 
 
 def check_command(
-    stream: Annotated[Path, typer.Option("--stream", help="stream Parquet file")],
-    query: Annotated[Path, typer.Option("--query", help="query file (RSP-QL, CSRBench, YABench)")],
-    profile: Annotated[str, typer.Option("--profile", help="profile name or TOML/JSON file")],
+    stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
+    query: QueryOpt,
     answers: Annotated[
         Path,
         typer.Option("--answers", help="CSRBench answer JSON, run directory or outputs Parquet"),
     ],
-    static: Annotated[
-        list[Path] | None, typer.Option("--static", help="static data file (repeatable)")
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            "-p",
+            help="profile name or TOML/JSON file (default: the run directory's recorded profile)",
+        ),
     ] = None,
-    param: Annotated[
-        list[str] | None, typer.Option("--param", help="query template parameter K=V")
-    ] = None,
+    static: StaticOpt = None,
+    param: ParamOpt = None,
     t0: Annotated[
         list[int] | None,
         typer.Option("--t0", help="only these candidate t0 (ms; repeatable); default: all"),
@@ -91,13 +105,15 @@ def check_command(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Judge FILE against the expected output: exit 0 if correct, 1 if not, 2 on bad input."""
-    static = static or []
     if (gracious or output is not None) and metrics is not Metrics.YABENCH:
         raise InputError("--gracious and --output need --metrics yabench")
     # Read the cheap inputs first so a bad file fails before the Spark job starts.
+    if output is not None:
+        check_output(output, what="a Parquet file path (--output)")
+    static = check_static(static)
     actual = load_answers(answers, query=query_name, clock=clock)
-    spec = _load_query(query, _params(param or []))
-    prof = load_profile(profile)
+    spec = load_query(query, parse_params(param))
+    prof = _profile(profile, answers)
     r2s = prof.r2s or spec.r2s
     with console.status("computing the expected output …", spinner="dots"):
         expected = _expected(stream, spec, prof, t0, static)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
 
 
@@ -35,15 +36,20 @@ def import_any(
     sort: bool = False,
 ) -> tuple[pa.Table, StreamMeta]:
     """Dispatch to the importer for ``fmt``; returns the table and its provenance."""
+    from rsp_sdk.model.terms import check_iri
     from rsp_sdk.streams.importers import csrbench, n3t, rdf, trig
 
+    if fmt not in STATIC_FORMATS:
+        check_iri(stream, option="--stream")
     params: dict[str, object] = {"source": str(src), "stream": stream}
     time_unit = 1
     if fmt is StreamFormat.N3T:
         table = n3t.read_n3t(src, stream=stream, sort=sort)
     elif fmt is StreamFormat.CSRBENCH_TTL:
         if interval_ms is None:
-            raise ValueError("--interval MS is required for csrbench-ttl (CSRBench uses 1000)")
+            raise InputError(
+                "--interval MS is required for csrbench-ttl", expected="e.g. 1000 (CSRBench)"
+            )
         table = csrbench.read_csrbench_folder(src, interval_ms=interval_ms, stream=stream)
         params["interval_ms"] = interval_ms
         time_unit = interval_ms
@@ -52,6 +58,12 @@ def import_any(
     else:
         table = rdf.read_rdf(src, fmt=fmt.value)
         params.pop("stream")
+    if table.num_rows == 0:
+        raise InputError(
+            "the input holds no triples",
+            path=src,
+            expected=f"at least one triple in {fmt.value} syntax",
+        )
     return table, StreamMeta(
         producer=f"import:{fmt.value}", parameters=params, time_unit_ms=time_unit
     )
