@@ -64,7 +64,7 @@ def run_command(
 
     The query is read as `rsp oracle` reads it (QuerySpec .json too, or --raw engine text);
     --static data is loaded into every static graph the query names (FROM <g>)."""
-    check_new_dir(output, what="a new run directory (--output)")
+    check_new_dir(output, what="a new or empty run directory (--output)", must_be_empty=True)
     request = RunRequest(
         engine=engine,
         runtime=runtime,

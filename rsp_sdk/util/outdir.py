@@ -45,10 +45,10 @@ def _protected(path: Path) -> str | None:
     return None
 
 
-def prepare_output_dir(target: Path, *, kind: str, force: bool) -> Path:
-    """Create ``target`` (or empty it, with ``force``) and mark it; refuse anything else.
+def check_output_dir(target: Path, *, force: bool) -> Path:
+    """Refuse an output directory that cannot be used, before any work; deletes nothing.
 
-    A missing or empty directory is used as is. A non-empty one needs ``force`` and is deleted
+    A missing or empty directory is fine. A non-empty one needs ``force`` and may be replaced
     only if it is not protected (root, home, working directory) and carries this tool's marker:
     everything else — an unrelated folder, a folder without the marker — is refused with exit 2.
     """
@@ -69,6 +69,13 @@ def prepare_output_dir(target: Path, *, kind: str, force: bool) -> Path:
                 "this one does not, so it is left alone",
                 path=path,
             )
+    return path
+
+
+def prepare_output_dir(target: Path, *, kind: str, force: bool) -> Path:
+    """``check_output_dir``, then empty ``target`` (if ``force`` allowed it), create and mark it."""
+    path = check_output_dir(target, force=force)
+    if path.is_dir() and any(path.iterdir()):
         shutil.rmtree(path)
     path.mkdir(exist_ok=True)
     write_marker(path, kind)

@@ -67,12 +67,18 @@ def check_output(target: Path | str, *, what: str = "a file path") -> Path:
     return path
 
 
-def check_new_dir(target: Path | str, *, what: str = "a new directory") -> Path:
+def check_new_dir(
+    target: Path | str, *, what: str = "a new directory", must_be_empty: bool = False
+) -> Path:
     """A directory the command will create: its parent must be a writable directory, and the
-    target itself, if it exists, a directory (whether it may be reused is the caller's rule)."""
+    target itself, if it exists, a directory (empty, with ``must_be_empty``)."""
     path = Path(target)
+    if is_stdout(path):
+        raise InputError("a directory output cannot be standard output", text=STDOUT)
     if path.exists() and not path.is_dir():
         raise InputError("the output exists and is not a directory", path=path, expected=what)
+    if must_be_empty and path.is_dir() and any(path.iterdir()):
+        raise InputError("the output directory exists and is not empty", path=path, expected=what)
     check_parent(path, what=what)
     return path
 
@@ -95,8 +101,14 @@ def check_parent(path: Path, *, what: str) -> None:
             path=path,
             expected=what,
         )
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"the output's folder {parent} is not writable", path=path)
+    try:  # a real probe: os.access says yes to root even where nothing can be created
+        temp_sibling(path).unlink()
+    except OSError as exc:
+        raise InputError(
+            f"nothing can be written in the output's folder {parent} ({exc.strerror})",
+            path=path,
+            expected=what,
+        ) from None
 
 
 def _kind(mode: int) -> str:
@@ -155,7 +167,7 @@ def _commit(tmps: list[Path], paths: list[Path]) -> None:
     try:
         for tmp, path in zip(tmps, paths, strict=True):
             backup: Path | None = None
-            if path.exists():
+            if path.is_file():
                 backup = path.with_name(f".{path.name}.{os.getpid()}.bak")
                 backup.unlink(missing_ok=True)
                 os.link(path, backup)
