@@ -11,6 +11,8 @@ from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
+from rsp_sdk.engine.preflight import check_runnable
+from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
 
@@ -86,6 +88,8 @@ def csrbench(
     )
     if not request.data_dir.is_dir():
         raise InputError("the CSRBench data folder is missing", path=request.data_dir)
+    for name in engine:  # an engine that cannot run is refused now, not as 7 "failed" rows
+        check_runnable(get_adapter(name), runtime)
 
     def progress(v: Verdict) -> None:
         if not as_json:

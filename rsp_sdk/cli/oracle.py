@@ -72,6 +72,8 @@ def expected_cmd(
     spec = load_query(query, parse_params(param))
     static = check_static(static)
     load_profile(profile)
+    if not stream.is_file():
+        raise InputError("stream file not found", path=stream, expected="a stream Parquet file")
     with console.status("starting Spark …", spinner="dots"):
         spark = get_spark(spark_master)
     try:
