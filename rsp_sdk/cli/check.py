@@ -9,27 +9,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
-from rsp_sdk.compare.answers import PUSHED_FILE, TimestampClock, load_answers, read_pushed
-from rsp_sdk.compare.check import CheckResult, Metrics, check
-from rsp_sdk.compare.clock import TimeMap
-from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
-from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
-from rsp_sdk.compare.yabench import Gracious
+from rsp_sdk.compare.vocab import Metrics, TimestampClock
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
-from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.query import load_query
-from rsp_sdk.streams.io import read_static, read_stream
-from rsp_sdk.util.atomic import atomic_path
 from rsp_sdk.util.outpath import check_output
+
+if TYPE_CHECKING:  # the comparison code (pyarrow, pandas, pyoxigraph) loads only when judging
+    import pyarrow as pa
+
+    from rsp_sdk.compare.check import CheckResult
+    from rsp_sdk.compare.yabench import Gracious
+    from rsp_sdk.model.profile import R2S
+    from rsp_sdk.model.query import QuerySpec
 
 
 def _expected(
@@ -105,6 +102,11 @@ def check_command(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Judge FILE against the expected output: exit 0 if correct, 1 if not, 2 on bad input."""
+    from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
+    from rsp_sdk.compare.check import check
+    from rsp_sdk.compare.clock import TimeMap
+    from rsp_sdk.query import load_query
+
     if (gracious or output is not None) and metrics is not Metrics.YABENCH:
         raise InputError("--gracious and --output need --metrics yabench")
     # Read the cheap inputs first so a bad file fails before the Spark job starts.
@@ -124,21 +126,7 @@ def check_command(
     event_times = None
     grace = None
     if metrics is Metrics.YABENCH:
-        table = read_stream(stream)
-        event_times = pc.unique(table.column("t_app_ms")).to_pylist()
-        if gracious:
-            evaluator = OxigraphWindowEvaluator(
-                table,
-                spec.sparql,
-                static=[read_static(f) for f in static],
-                window_names=(
-                    [w.name for w in spec.windows]
-                    if getattr(spec, "window_graphs", False)
-                    else None
-                ),
-                base_iri=getattr(spec, "base_iri", None),
-            )
-            grace = Gracious(evaluator, r2s)
+        event_times, grace = _yabench_inputs(stream, spec, static, r2s, gracious)
     with console.status("comparing …", spinner="dots"):
         result = check(
             expected,
@@ -155,13 +143,43 @@ def check_command(
     if output is not None and result.yabench is not None:
         import pyarrow.parquet as pq
 
+        from rsp_sdk.util.atomic import atomic_path
+
         with atomic_path(output) as tmp:
             pq.write_table(result.yabench.to_arrow(), tmp)
     _print(result, as_json)
     raise typer.Exit(0 if result.correct else 1)
 
 
+def _yabench_inputs(
+    stream: Path, spec: QuerySpec, static: list[Path], r2s: R2S, gracious: bool
+) -> tuple[list[Any], Gracious | None]:
+    """The stream's event times, and (``--gracious``) the window re-evaluator."""
+    import pyarrow.compute as pc
+
+    from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
+    from rsp_sdk.compare.yabench import Gracious
+    from rsp_sdk.streams.io import read_static, read_stream
+
+    table = read_stream(stream)
+    event_times = pc.unique(table.column("t_app_ms")).to_pylist()
+    if not gracious:
+        return event_times, None
+    evaluator = OxigraphWindowEvaluator(
+        table,
+        spec.sparql,
+        static=[read_static(f) for f in static],
+        window_names=(
+            [w.name for w in spec.windows] if getattr(spec, "window_graphs", False) else None
+        ),
+        base_iri=getattr(spec, "base_iri", None),
+    )
+    return event_times, Gracious(evaluator, r2s)
+
+
 def _print(result: CheckResult, as_json: bool) -> None:
+    from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
+
     if as_json:
         emit_json(result)
         return

@@ -8,7 +8,6 @@ the one that matched longest: the engine's most plausible start).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 
 import pyarrow as pa
 from pydantic import BaseModel, Field
@@ -16,13 +15,9 @@ from pydantic import BaseModel, Field
 from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.csrbench import CsrbenchVerdict, Divergence, splits_allowed, verdict
 from rsp_sdk.compare.relations import expected_relations, result_relations
+from rsp_sdk.compare.vocab import Metrics as Metrics
 from rsp_sdk.compare.yabench import Gracious, YabenchReport, window_metrics
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy
-
-
-class Metrics(StrEnum):
-    CSRBENCH = "csrbench"
-    YABENCH = "yabench"
 
 
 class CheckResult(BaseModel):
