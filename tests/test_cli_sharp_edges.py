@@ -269,3 +269,19 @@ def test_check_without_profile_needs_a_run_directory(tmp_path: Path, rsp_exe: li
 @pytest.mark.parametrize("name", ["rspjs", "cqels-1.x"])
 def test_adapter_profiles_load_by_name(name: str) -> None:
     assert load_profile(name).name == name
+
+
+# ---- help -------------------------------------------------------------------------------------
+
+
+def test_help_shows_commands_as_commands(rsp_exe: list[str]) -> None:
+    usage = run_rsp(rsp_exe, "csrbench", "--help").stdout
+    assert "rsp csrbench [OPTIONS]" in usage and "COMMAND" not in usage
+    top = run_rsp(rsp_exe, "--help").stdout
+    assert "csrbench  Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output." in top
+    for cmd, name in ((("stream", "import"), "SRC"), (("stream", "export"), "SRC")):
+        text = run_rsp(rsp_exe, *cmd, "--help").stdout
+        assert name in text and "{src}" not in text
+    run_help = run_rsp(rsp_exe, "run", "--help").stdout
+    for option in ("--static", "--param", "--query"):
+        assert option in run_help

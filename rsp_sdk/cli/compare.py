@@ -18,8 +18,12 @@ app = typer.Typer(
 
 @app.command("mismatch")
 def mismatch_command(
-    a: Annotated[Path, typer.Argument(help="engine A: CSRBench answer JSON, run dir or Parquet")],
-    b: Annotated[Path, typer.Argument(help="engine B: CSRBench answer JSON, run dir or Parquet")],
+    a: Annotated[
+        Path, typer.Argument(metavar="A", help="engine A: CSRBench answer JSON, run dir or Parquet")
+    ],
+    b: Annotated[
+        Path, typer.Argument(metavar="B", help="engine B: CSRBench answer JSON, run dir or Parquet")
+    ],
     partition_a: Annotated[
         Partition,
         typer.Option(

@@ -16,7 +16,8 @@ from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
 
-app = typer.Typer(help="Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output.")
+SUMMARY = "Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output."
+app = typer.Typer(help=SUMMARY)
 
 _DATA = "dellaglio+csrbench-oracle/data"
 

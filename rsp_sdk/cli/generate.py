@@ -95,7 +95,8 @@ def yabench(
 def rooms(
     out: Out,
     description: Annotated[
-        str | None, typer.Argument(help="e.g. '0: m1@r1 m2@r1; 1000: m1@r2'")
+        str | None,
+        typer.Argument(metavar="DESCRIPTION", help="e.g. '0: m1@r1 m2@r1; 1000: m1@r2'"),
     ] = None,
     file: Annotated[Path | None, typer.Option("--file", help="read the description here")] = None,
     namespace: Annotated[str, typer.Option(help="namespace of individuals and rooms")] = (

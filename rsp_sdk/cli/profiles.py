@@ -52,7 +52,9 @@ def list_(
 
 @app.command("show")
 def show(
-    name: Annotated[str, typer.Argument(help="a built-in name or a .toml/.json profile file")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="a built-in name or a .toml/.json profile file")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """One profile, every field (a file is validated the same way the oracle loads it)."""

@@ -29,7 +29,9 @@ app = typer.Typer(
 
 @app.command("import")
 def import_(
-    src: Annotated[Path, typer.Argument(help="input file (or folder for csrbench-ttl)")],
+    src: Annotated[
+        Path, typer.Argument(metavar="SRC", help="input file (or folder for csrbench-ttl)")
+    ],
     fmt: Annotated[StreamFormat, typer.Option("--format", "-f", help="input format")],
     out: Annotated[Path, typer.Option("--output", "-o", help="output Parquet file")],
     interval: Annotated[
@@ -66,7 +68,7 @@ def import_(
 
 @app.command("export")
 def export(
-    src: Annotated[Path, typer.Argument(help="stream Parquet file")],
+    src: Annotated[Path, typer.Argument(metavar="SRC", help="stream Parquet file")],
     fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="output format")],
     out: Annotated[
         Path, typer.Option("--output", "-o", help="output file, or - for standard output")
@@ -103,7 +105,7 @@ def _one_stream(table: pa.Table, iri: str, src: Path) -> pa.Table:
 
 @app.command("info")
 def info(
-    file: Annotated[Path, typer.Argument(help="stream Parquet file")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="stream Parquet file")],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     top: Annotated[int, typer.Option(help="predicates to show")] = 15,
 ) -> None:
