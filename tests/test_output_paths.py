@@ -94,37 +94,46 @@ DIR_COMMANDS: dict[str, Args] = {
     "csrbench": lambda w, o: ["csrbench", "-e", "no-such-engine", "-o", o],
 }
 
-FILE_TARGETS: dict[str, Callable[[Workspace], Path]] = {
-    "existing directory": lambda w: w.existdir,
-    "file as directory": lambda w: w.afile / "out.parquet",
-    "missing parent": lambda w: w.root / "no-such-folder" / "out.parquet",
-    "fifo": lambda w: w.fifo,
-    "unwritable folder": lambda w: UNWRITABLE / "rsp-sdk-out.parquet",
+Target = tuple[Callable[[Workspace], Path], str]  # the bad path, and what the message says
+
+FILE_TARGETS: dict[str, Target] = {
+    "existing directory": (lambda w: w.existdir, "is an existing directory"),
+    "file as directory": (lambda w: w.afile / "out.parquet", "afile is not a directory"),
+    "missing parent": (lambda w: w.root / "no-such-folder" / "out.parquet", "does not exist"),
+    "fifo": (lambda w: w.fifo, "not a regular file (a FIFO)"),
+    "unwritable folder": (
+        lambda w: UNWRITABLE / "rsp-sdk-out.parquet",
+        "nothing can be written in the output's folder /proc",
+    ),
 }
 
-DIR_TARGETS: dict[str, Callable[[Workspace], Path]] = {
-    "non-empty directory": lambda w: w.existdir,
-    "existing file": lambda w: w.afile,
-    "file as directory": lambda w: w.afile / "out",
-    "missing parent": lambda w: w.root / "no-such-folder" / "out",
-    "fifo": lambda w: w.fifo,
-    "unwritable folder": lambda w: UNWRITABLE / "rsp-sdk-out",
+DIR_TARGETS: dict[str, Target] = {
+    "non-empty directory": (lambda w: w.existdir, "not empty"),
+    "existing file": (lambda w: w.afile, "exists and is not a directory"),
+    "file as directory": (lambda w: w.afile / "out", "afile is not a directory"),
+    "missing parent": (lambda w: w.root / "no-such-folder" / "out", "does not exist"),
+    "fifo": (lambda w: w.fifo, "exists and is not a directory"),
+    "unwritable folder": (
+        lambda w: UNWRITABLE / "rsp-sdk-out",
+        "nothing can be written in the output's folder /proc",
+    ),
 }
 
 CASES = [
-    pytest.param(args, target, id=f"{cmd} / {kind}")
+    pytest.param(args, target, why, id=f"{cmd} / {kind}")
     for commands, targets in ((FILE_COMMANDS, FILE_TARGETS), (DIR_COMMANDS, DIR_TARGETS))
     for cmd, args in commands.items()
-    for kind, target in targets.items()
+    for kind, (target, why) in targets.items()
 ]
 
 
-@pytest.mark.parametrize(("args", "target"), CASES)
+@pytest.mark.parametrize(("args", "target", "why"), CASES)
 def test_bad_output_is_exit_2_with_one_message_and_nothing_left(
     ws: Workspace,
     rsp_exe: list[str],
     args: Args,
     target: Callable[[Workspace], Path],
+    why: str,
 ) -> None:
     out = target(ws)
     before = ws.snapshot()
@@ -139,7 +148,7 @@ def test_bad_output_is_exit_2_with_one_message_and_nothing_left(
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error:")
-    assert str(out) in proc.stderr or str(out.parent) in proc.stderr, proc.stderr
+    assert str(out) in proc.stderr and why in proc.stderr, proc.stderr
     assert "no-such-engine" not in proc.stderr  # refused before anything else was tried
     assert ws.snapshot() == before
     assert not (UNWRITABLE / "rsp-sdk-out.parquet").exists()

@@ -28,9 +28,9 @@ def atomic_path(target: Path | str, *, directory: bool = False) -> Iterator[Path
     """
     target = Path(target)
     if not directory and (target.exists() or target.is_symlink()):
-        from rsp_sdk.util.outpath import check_output
+        from rsp_sdk.util.outpath import regular_target
 
-        target = check_output(target)
+        target = regular_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     if directory:
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))

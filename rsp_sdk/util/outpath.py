@@ -43,9 +43,17 @@ def check_output(target: Path | str, *, what: str = "a file path") -> Path:
         raise InputError(
             "this output cannot be written to standard output", text=STDOUT, expected=what
         )
+    path = regular_target(path, what=what)
+    check_parent(path, what=what)
+    return path
+
+
+def regular_target(path: Path, *, what: str = "a file path") -> Path:
+    """The file to replace for ``path``: ``path`` itself, or the regular file a symlink points
+    to. ``InputError`` if it exists and is not a regular file (never renamed over)."""
     try:
         mode = path.stat().st_mode  # follows links, magic ones like /dev/stdout too
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (the parent is checked)
         if path.is_symlink():
             raise InputError(
                 "the output is a dangling symbolic link", path=path, expected=what
@@ -53,17 +61,16 @@ def check_output(target: Path | str, *, what: str = "a file path") -> Path:
         mode = None
     if mode is not None:
         if stat.S_ISDIR(mode):
-            raise InputError("the output is an existing directory", path=target, expected=what)
+            raise InputError("the output is an existing directory", path=path, expected=what)
         if not stat.S_ISREG(mode):
             raise InputError(
                 f"the output exists and is not a regular file ({_kind(mode)}); "
                 "it is never replaced (use -o - for standard output where the format allows)",
-                path=target,
+                path=path,
                 expected=what,
             )
         if path.is_symlink():  # a link to a regular file: write the file, keep the link
             path = Path(os.path.realpath(path))
-    check_parent(path, what=what)
     return path
 
 
