@@ -285,3 +285,16 @@ def test_help_shows_commands_as_commands(rsp_exe: list[str]) -> None:
     run_help = run_rsp(rsp_exe, "run", "--help").stdout
     for option in ("--static", "--param", "--query"):
         assert option in run_help
+
+
+def test_afap_with_a_rate_is_an_error(tmp_path: Path, rsp_exe: list[str]) -> None:
+    stream = tmp_path / "s.parquet"
+    run_rsp(rsp_exe, "generate", "yabench", "-o", stream, "--duration", "1000")
+    proc = run_rsp(
+        rsp_exe,
+        *("run", "-e", "rspjs", "-r", "subprocess", "-q", Q1, "-s", stream),
+        *("-o", tmp_path / "run", "--mode", "afap", "--rate", "10"),
+        check=False,
+    )
+    fails(proc, "afap pushes as fast as possible")
+    assert not (tmp_path / "run").exists()
