@@ -28,7 +28,6 @@ Engine-agnostic choices, taken from what the adapter says about its engine:
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ from rsp_sdk.run.feeder import FeederConfig, PacingMode
 from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
 from rsp_sdk.streams.io import read_meta, read_stream, write_stream
 from rsp_sdk.util.atomic import atomic_path
+from rsp_sdk.util.outdir import check_output_dir, prepare_output_dir
 
 QUERIES = tuple(f"q{n}" for n in range(1, 8))
 STREAM_IRI = "http://ex.org/streams/test"
@@ -260,20 +260,13 @@ def run_csrbench(request: CsrbenchRequest, *, progress: Progress | None = None) 
     from rsp_sdk.matrix.run import run_matrix
 
     out = request.output
-    if out.exists() and any(out.iterdir()):
-        if not request.force:
-            raise InputError(
-                "the output directory exists and is not empty",
-                path=out,
-                expected="a new directory, or --force to replace it",
-            )
-        shutil.rmtree(out)
+    check_output_dir(out, force=request.force)  # refused before any work, nothing deleted
     for q in request.queries:  # a clean error before any work
         if not (request.query_dir / f"{q}.rspql").exists():
             raise InputError(
                 "no such CSRBench query", path=request.query_dir / f"{q}.rspql", expected="q1 … q7"
             )
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(out, kind="csrbench", force=request.force)
 
     def on_cell(p: CellProgress) -> None:
         if progress is not None and p.event == "done" and p.row is not None:

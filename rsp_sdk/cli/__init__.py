@@ -3,7 +3,8 @@
 Exit codes: 0 success (and "correct"), 1 a verdict other than correct or a failed run, 2 an
 error the user can fix (bad input files, bad parameters: ``RspError`` and pydantic validation
 of what the user gave), 3 an internal error — any other exception is a bug in rsp-sdk, never the
-user's fault, so it is not dressed up as bad input. Both are printed as one message, never as a
+user's fault, so it is not dressed up as bad input; an ``OSError`` (a path the system refused)
+is exit 2 naming the path. All are printed as one message, never as a
 traceback; ``RSP_DEBUG=1`` shows the traceback too.
 """
 
@@ -49,7 +50,7 @@ check.register(oracle.app)
 app.add_typer(oracle.app, name="oracle")
 app.add_typer(profiles.app, name="profiles")
 app.add_typer(compare.app, name="compare")
-app.add_typer(csrbench.app, name="csrbench")
+app.command("csrbench", short_help=csrbench.SUMMARY)(csrbench.csrbench)  # a command, no group
 app.add_typer(matrix.app, name="matrix")
 app.command("report")(report_command)
 
@@ -65,10 +66,9 @@ def main() -> None:
     try:
         app()
     except (RspError, ValidationError) as exc:
-        if os.environ.get("RSP_DEBUG"):
-            raise
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-        sys.exit(EXIT_BAD_INPUT)
+        _fail(str(exc))
+    except OSError as exc:  # a file or folder the OS refused: an input/output error
+        _fail(_os_message(exc))
     except Exception as exc:
         if os.environ.get("RSP_DEBUG"):
             raise
@@ -80,3 +80,19 @@ def main() -> None:
             soft_wrap=True,
         )
         sys.exit(EXIT_INTERNAL)
+
+
+def _fail(message: str) -> None:
+    """One clean message and exit 2 (``RSP_DEBUG=1``: the traceback instead)."""
+    if os.environ.get("RSP_DEBUG"):
+        raise  # the exception main() is handling
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _os_message(exc: OSError) -> str:
+    """``input/output error: PATH: reason`` — the path the OS refused, not a traceback."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return f"input/output error: {reason}"
+    return f"input/output error: {exc.filename}: {reason}"

@@ -7,31 +7,26 @@ The command group ``oracle`` belongs to the oracle's CLI module; this module con
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.compare.answers import PUSHED_FILE, TimestampClock, load_answers, read_pushed
-from rsp_sdk.compare.clock import TimeMap
-from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
-from rsp_sdk.compare.judge import CheckResult, Metrics, judge_run
-from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
-from rsp_sdk.compare.yabench import Gracious
+from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
+from rsp_sdk.compare.vocab import Metrics, TimestampClock
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
-from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.query import load_query
-from rsp_sdk.streams.io import read_static, read_stream
-from rsp_sdk.util.atomic import atomic_path
+from rsp_sdk.util.outpath import check_output
 
+if TYPE_CHECKING:  # the comparison code (pyarrow, pandas, pyoxigraph) loads only when judging
+    import pyarrow as pa
 
-def _load_query(path: Path, params: dict[str, str]) -> QuerySpec:
-    """RSP-QL / CSRBench / YABench query file → QuerySpec."""
-    return load_query(path, params=params)
+    from rsp_sdk.compare.judge import CheckResult
+    from rsp_sdk.compare.yabench import Gracious
+    from rsp_sdk.model.profile import R2S
+    from rsp_sdk.model.query import QuerySpec
 
 
 def _expected(
@@ -43,30 +38,46 @@ def _expected(
     return expected(stream, query, profile, t0s=t0s, static=tuple(static))
 
 
-def _params(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError("bad --param", text=item, expected="KEY=VALUE")
-        out[key] = value
-    return out
+def _profile(profile: str | None, answers: Path) -> Profile:
+    """``--profile``, or the profile recorded in the run directory's config.json: the profile
+    the engine declared when it ran is the one its output is judged by, unless told otherwise."""
+    if profile is not None:
+        return load_profile(profile)
+    config = answers / "config.json"
+    if not answers.is_dir() or not config.is_file():
+        raise InputError(
+            "--profile is needed: the answers are not a run directory with a config.json",
+            path=answers,
+            expected="--profile NAME|FILE, or --answers RUN_DIR written by rsp run",
+        )
+    try:
+        recorded = json.loads(config.read_text(encoding="utf-8"))["engine"]["profile"]
+        return Profile.model_validate(recorded)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(
+            f"the run's config.json records no usable profile ({exc})",
+            path=config,
+            expected="engine.profile as rsp run writes it, or pass --profile",
+        ) from None
 
 
 def check_command(
-    stream: Annotated[Path, typer.Option("--stream", help="stream Parquet file")],
-    query: Annotated[Path, typer.Option("--query", help="query file (RSP-QL, CSRBench, YABench)")],
-    profile: Annotated[str, typer.Option("--profile", help="profile name or TOML/JSON file")],
+    stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
+    query: QueryOpt,
     answers: Annotated[
         Path,
         typer.Option("--answers", help="CSRBench answer JSON, run directory or outputs Parquet"),
     ],
-    static: Annotated[
-        list[Path] | None, typer.Option("--static", help="static data file (repeatable)")
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            "--profile",
+            "-p",
+            help="profile name or TOML/JSON file (default: the run directory's recorded profile)",
+        ),
     ] = None,
-    param: Annotated[
-        list[str] | None, typer.Option("--param", help="query template parameter K=V")
-    ] = None,
+    static: StaticOpt = None,
+    param: ParamOpt = None,
     t0: Annotated[
         list[int] | None,
         typer.Option("--t0", help="only these candidate t0 (ms; repeatable); default: all"),
@@ -90,15 +101,22 @@ def check_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Judge the answers against the expected output: exit 0 if correct, 1 if incorrect or no
-    output (nothing emitted where relations are expected), 2 on bad input."""
-    static = static or []
+    """Judge FILE against the expected output: exit 0 if correct, 1 if incorrect or no output
+    (nothing emitted where relations are expected), 2 on bad input, 3 on an internal error."""
+    from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
+    from rsp_sdk.compare.clock import TimeMap
+    from rsp_sdk.compare.judge import judge_run
+    from rsp_sdk.query import load_query
+
     if (gracious or output is not None) and metrics is not Metrics.YABENCH:
         raise InputError("--gracious and --output need --metrics yabench")
     # Read the cheap inputs first so a bad file fails before the Spark job starts.
+    if output is not None:
+        check_output(output, what="a Parquet file path (--output)")
+    static = check_static(static)
     actual = load_answers(answers, query=query_name, clock=clock)
-    spec = _load_query(query, _params(param or []))
-    prof = load_profile(profile)
+    spec = load_query(query, parse_params(param))
+    prof = _profile(profile, answers)
     r2s = prof.r2s or spec.r2s
     with console.status("computing the expected output …", spinner="dots"):
         expected = _expected(stream, spec, prof, t0, static)
@@ -109,21 +127,7 @@ def check_command(
     event_times = None
     grace = None
     if metrics is Metrics.YABENCH:
-        table = read_stream(stream)
-        event_times = pc.unique(table.column("t_app_ms")).to_pylist()
-        if gracious:
-            evaluator = OxigraphWindowEvaluator(
-                table,
-                spec.sparql,
-                static=[read_static(f) for f in static],
-                window_names=(
-                    [w.name for w in spec.windows]
-                    if getattr(spec, "window_graphs", False)
-                    else None
-                ),
-                base_iri=getattr(spec, "base_iri", None),
-            )
-            grace = Gracious(evaluator, r2s)
+        event_times, grace = _yabench_inputs(stream, spec, static, r2s, gracious)
     with console.status("comparing …", spinner="dots"):
         result = judge_run(
             expected,
@@ -140,13 +144,43 @@ def check_command(
     if output is not None and result.yabench is not None:
         import pyarrow.parquet as pq
 
+        from rsp_sdk.util.atomic import atomic_path
+
         with atomic_path(output) as tmp:
             pq.write_table(result.yabench.to_arrow(), tmp)
     _print(result, as_json)
     raise typer.Exit(0 if result.correct else 1)
 
 
+def _yabench_inputs(
+    stream: Path, spec: QuerySpec, static: list[Path], r2s: R2S, gracious: bool
+) -> tuple[list[Any], Gracious | None]:
+    """The stream's event times, and (``--gracious``) the window re-evaluator."""
+    import pyarrow.compute as pc
+
+    from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
+    from rsp_sdk.compare.yabench import Gracious
+    from rsp_sdk.streams.io import read_static, read_stream
+
+    table = read_stream(stream)
+    event_times = pc.unique(table.column("t_app_ms")).to_pylist()
+    if not gracious:
+        return event_times, None
+    evaluator = OxigraphWindowEvaluator(
+        table,
+        spec.sparql,
+        static=[read_static(f) for f in static],
+        window_names=(
+            [w.name for w in spec.windows] if getattr(spec, "window_graphs", False) else None
+        ),
+        base_iri=getattr(spec, "base_iri", None),
+    )
+    return event_times, Gracious(evaluator, r2s)
+
+
 def _print(result: CheckResult, as_json: bool) -> None:
+    from rsp_sdk.compare.render import verdict_renderable, yabench_renderable
+
     if as_json:
         emit_json(result)
         return

@@ -8,10 +8,7 @@ from typing import Annotated
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.compare.answers import TimestampClock, load_answers
-from rsp_sdk.compare.lsbench import Partition, comparability
-from rsp_sdk.compare.relations import result_relations
-from rsp_sdk.compare.render import mismatch_renderable
+from rsp_sdk.compare.vocab import Partition, TimestampClock
 
 app = typer.Typer(
     help="Compare engines' outputs with each other (no oracle needed).",
@@ -21,8 +18,12 @@ app = typer.Typer(
 
 @app.command("mismatch")
 def mismatch_command(
-    a: Annotated[Path, typer.Argument(help="engine A: CSRBench answer JSON, run dir or Parquet")],
-    b: Annotated[Path, typer.Argument(help="engine B: CSRBench answer JSON, run dir or Parquet")],
+    a: Annotated[
+        Path, typer.Argument(metavar="A", help="engine A: CSRBench answer JSON, run dir or Parquet")
+    ],
+    b: Annotated[
+        Path, typer.Argument(metavar="B", help="engine B: CSRBench answer JSON, run dir or Parquet")
+    ],
     partition_a: Annotated[
         Partition,
         typer.Option(
@@ -45,6 +46,11 @@ def mismatch_command(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """LSBench mismatch mm(A, B) and mm(B, A): how much of one output the other misses, in order."""
+    from rsp_sdk.compare.answers import load_answers
+    from rsp_sdk.compare.lsbench import comparability
+    from rsp_sdk.compare.relations import result_relations
+    from rsp_sdk.compare.render import mismatch_renderable
+
     name_a, name_b = a.name or str(a), b.name or str(b)
     if name_a == name_b:
         name_a, name_b = f"A: {name_a}", f"B: {name_b}"

@@ -11,9 +11,13 @@ from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
+from rsp_sdk.engine.preflight import check_runnable
+from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.errors import InputError
+from rsp_sdk.util.outdir import check_output_dir
 
-app = typer.Typer(help="Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output.")
+SUMMARY = "Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output."
+app = typer.Typer(help=SUMMARY)
 
 _DATA = "dellaglio+csrbench-oracle/data"
 
@@ -57,7 +61,9 @@ def csrbench(
         str | None, typer.Option(help="engine config JSON (or @file.json) passed to open")
     ] = None,
     judge: Annotated[bool, typer.Option(help="judge each output with the oracle")] = True,
-    force: Annotated[bool, typer.Option("--force", help="replace a non-empty OUTPUT")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="replace an OUTPUT an earlier rsp csrbench wrote")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the verdicts as JSON")] = False,
 ) -> None:
     """Replay the CSRBench data into each engine on each runtime, run Q1–Q7, and judge every
@@ -65,6 +71,7 @@ def csrbench(
     or incorrect (with the first diverging relation and why). Runs are recorded under
     OUTPUT/runs/ENGINE@RUNTIME/qN, the verdicts in OUTPUT/csrbench.json. Exit 0 when every
     judged run is correct, 1 otherwise."""
+    check_output_dir(output, force=force)
     names = query or list(QUERIES)
     bad = [q for q in names if q not in QUERIES]
     if bad:
@@ -82,6 +89,8 @@ def csrbench(
     )
     if not request.data_dir.is_dir():
         raise InputError("the CSRBench data folder is missing", path=request.data_dir)
+    for name in engine:  # an engine that cannot run is refused now, not as 7 "failed" rows
+        check_runnable(get_adapter(name), runtime)
 
     def progress(v: Verdict) -> None:
         if not as_json:

@@ -68,7 +68,7 @@ def list_(
 
 @app.command("fetch")
 def fetch(
-    name: Annotated[str, typer.Argument(help="engine name")],
+    name: Annotated[str, typer.Argument(metavar="ENGINE", help="engine name")],
     cache: CacheOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
@@ -96,8 +96,8 @@ def fetch(
 
 @app.command("add")
 def add(
-    name: Annotated[str, typer.Argument(help="engine name")],
-    paths: Annotated[list[Path], typer.Argument(help="engine jar(s) or folder")],
+    name: Annotated[str, typer.Argument(metavar="ENGINE", help="engine name")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="engine jar(s) or folder")],
     cache: CacheOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:

@@ -12,13 +12,14 @@ import typer
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
+from rsp_sdk.model.terms import check_iri
 from rsp_sdk.streams.generators.assemble import Generated
 from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 from rsp_sdk.streams.generators.social import SocialParams, generate_social
 from rsp_sdk.streams.generators.water import WaterParams, generate_water
 from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 from rsp_sdk.streams.io import write_static, write_stream
-from rsp_sdk.util.atomic import atomic_path
+from rsp_sdk.util.outpath import atomic_files, check_output
 
 app = typer.Typer(
     help="Generate reproducible streams: same parameters and seed, same bytes.",
@@ -74,6 +75,8 @@ def yabench(
 ) -> None:
     """YABench SG1: air temperature observations, 7 triples each, draw for draw as YABench."""
     started = time.perf_counter()
+    check_output(out, what="a Parquet file path (--output)")
+    check_iri(stream, option="--stream")
     params = YabenchParams(
         stations=stations,
         interval_ms=interval,
@@ -92,7 +95,8 @@ def yabench(
 def rooms(
     out: Out,
     description: Annotated[
-        str | None, typer.Argument(help="e.g. '0: m1@r1 m2@r1; 1000: m1@r2'")
+        str | None,
+        typer.Argument(metavar="DESCRIPTION", help="e.g. '0: m1@r1 m2@r1; 1000: m1@r2'"),
     ] = None,
     file: Annotated[Path | None, typer.Option("--file", help="read the description here")] = None,
     namespace: Annotated[str, typer.Option(help="namespace of individuals and rooms")] = (
@@ -103,6 +107,8 @@ def rooms(
 ) -> None:
     """Micro-stream of individuals detected in rooms, for functional tests."""
     started = time.perf_counter()
+    check_output(out, what="a Parquet file path (--output)")
+    check_iri(stream, option="--stream")
     if (description is None) == (file is None):
         raise typer.BadParameter("give either a DESCRIPTION or --file")
     text = file.read_text(encoding="utf-8") if file is not None else str(description)
@@ -118,15 +124,22 @@ def static_path_for(out: Path) -> Path:
     return out.with_name(out.name + ".static.parquet")
 
 
+def _check_outputs(out: Path, static_out: Path | None) -> None:
+    """Refuse unusable output paths before generating anything."""
+    static_path = static_out if static_out is not None else static_path_for(out)
+    a = check_output(out, what="a Parquet file path (--output)")
+    b = check_output(static_path, what="a Parquet file path (--static-output)")
+    if a.resolve() == b.resolve():
+        raise typer.BadParameter("--static-output must differ from --output")
+
+
 def _finish_with_static(
     gen: Generated, out: Path, static_out: Path | None, started: float, as_json: bool
 ) -> None:
     """Write streams and static data; a failure leaves neither file half-written."""
     static_path = static_out if static_out is not None else static_path_for(out)
-    if static_path.resolve() == out.resolve():
-        raise typer.BadParameter("--static-output must differ from --output")
     static_meta = gen.meta.model_copy(update={"streams": []})
-    with atomic_path(out) as tmp_stream, atomic_path(static_path) as tmp_static:
+    with atomic_files(out, static_path) as (tmp_stream, tmp_static):
         write_stream(gen.stream, tmp_stream, gen.meta)
         write_static(gen.static, tmp_static, static_meta)
     elapsed = time.perf_counter() - started
@@ -243,6 +256,8 @@ def social(
             "stream_prefix": stream_prefix,
         }
     )
+    check_iri(stream_prefix + "poststream", option="--stream-prefix")
+    _check_outputs(out, static_out)
     with console.status("generating …", spinner="dots"):
         gen = generate_social(params)
         _finish_with_static(gen, out, static_out, started, as_json)
@@ -301,6 +316,8 @@ def water(
         namespace=namespace,
         stream=stream,
     )
+    check_iri(stream, option="--stream")
+    _check_outputs(out, static_out)
     with console.status("generating …", spinner="dots"):
         gen = generate_water(params)
         _finish_with_static(gen, out, static_out, started, as_json)

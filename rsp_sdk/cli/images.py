@@ -21,7 +21,10 @@ app = typer.Typer(
 def build(
     engines: Annotated[
         list[str] | None,
-        typer.Argument(help="JVM engines to build images for (default: every provisioned one)"),
+        typer.Argument(
+            metavar="ENGINE",
+            help="JVM engines to build images for (default: every provisioned one)",
+        ),
     ] = None,
     base_only: Annotated[bool, typer.Option("--base-only", help="only the base image")] = False,
     update_lock: Annotated[

@@ -11,8 +11,11 @@ import pyarrow.parquet as pq
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.errors import InputError
+from rsp_sdk.model.profile import load_profile
 from rsp_sdk.util.atomic import atomic_path
+from rsp_sdk.util.outpath import check_output
 
 app = typer.Typer(
     help="The oracle: what a correct engine must output, for every candidate t0.",
@@ -31,40 +34,17 @@ class Evaluator(StrEnum):
     SQL = "sql"
 
 
-def _params(values: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in values:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError("bad --param", text=item, expected="NAME=VALUE")
-        out[key] = value
-    return out
-
-
 @app.command("expected")
 def expected_cmd(
     stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
-    query: Annotated[
-        str,
-        typer.Option(
-            "--query",
-            "-q",
-            help="RSP-QL file, CSRBench FILE.properties#srb.queryN, TOML/JSON, YABench folder",
-        ),
-    ],
-    profile: Annotated[
-        str, typer.Option("--profile", "-p", help="built-in profile name or TOML/JSON file")
-    ],
+    query: QueryOpt,
+    profile: Annotated[str, typer.Option("--profile", "-p", help="profile name or TOML/JSON file")],
     out: Annotated[Path, typer.Option("--output", "-o", help="output file")],
     t0: Annotated[
         list[int] | None, typer.Option("--t0", help="candidate t0 in ms (repeatable)")
     ] = None,
-    static: Annotated[
-        list[Path] | None, typer.Option("--static", help="static data: RDF or Parquet (repeatable)")
-    ] = None,
-    param: Annotated[
-        list[str] | None, typer.Option("--param", help="template parameter NAME=VALUE")
-    ] = None,
+    static: StaticOpt = None,
+    param: ParamOpt = None,
     fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="output format")] = (
         OutFormat.PARQUET
     ),
@@ -83,9 +63,17 @@ def expected_cmd(
     from rsp_sdk.query import load_query
 
     started = time.perf_counter()
-    spec = load_query(query, _params(param or []))
-    if fmt is OutFormat.CSRBENCH_JSON and t0 is not None and len(t0) > 1:
-        raise InputError("csrbench-json holds one t0", expected="a single --t0")
+    # every option is checked before Spark starts: a mistake costs no Spark job
+    if fmt is OutFormat.CSRBENCH_JSON and (t0 is None or len(t0) != 1):
+        raise InputError(
+            "csrbench-json holds the relations of one t0", expected="exactly one --t0 MS"
+        )
+    check_output(out, what="a file path (--output)")
+    spec = load_query(query, parse_params(param))
+    static = check_static(static)
+    load_profile(profile)
+    if not stream.is_file():
+        raise InputError("stream file not found", path=stream, expected="a stream Parquet file")
     with console.status("starting Spark …", spinner="dots"):
         spark = get_spark(spark_master)
     try:

@@ -24,16 +24,23 @@ def _report(p: Profile) -> str:
 def list_(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """The built-in profiles."""
+    """The built-in profiles and the profile every installed adapter declares."""
+    from rsp_sdk.engine.registry import adapter_profiles
+
+    declared = adapter_profiles()
+    rows: list[tuple[Profile, str]] = [
+        (p, declared[n][0] if n in declared else "") for n, p in BUILTIN_PROFILES.items()
+    ] + [(prof, adapter) for n, (adapter, prof) in declared.items() if n not in BUILTIN_PROFILES]
     if as_json:
-        emit_json([p.model_dump(mode="json") for p in BUILTIN_PROFILES.values()])
+        emit_json([{**p.model_dump(mode="json"), "adapter": a or None} for p, a in rows])
         return
-    t = Table(title="built-in profiles")
-    for col in ("name", "report", "tick", "r2s", "empty relations", "t0 span"):
+    t = Table(title="profiles: built-in, and declared by installed adapters (adapter column)")
+    for col in ("name", "adapter", "report", "tick", "r2s", "empty relations", "t0 span"):
         t.add_column(col)
-    for p in BUILTIN_PROFILES.values():
+    for p, adapter in rows:
         t.add_row(
             p.name,
+            adapter or "-",
             _report(p) + (" (event-driven)" if p.event_driven else ""),
             p.tick.value,
             p.r2s.value if p.r2s else "query's",
@@ -45,7 +52,9 @@ def list_(
 
 @app.command("show")
 def show(
-    name: Annotated[str, typer.Argument(help="a built-in name or a .toml/.json profile file")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="a built-in name or a .toml/.json profile file")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """One profile, every field (a file is validated the same way the oracle loads it)."""

@@ -10,10 +10,12 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
+from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
 from rsp_sdk.run.runner import RunRequest, RunSummary, run
 from rsp_sdk.runtime.base import ResourceLimits
+from rsp_sdk.util.outpath import check_new_dir
 
 
 def run_command(
@@ -21,9 +23,11 @@ def run_command(
     runtime: Annotated[
         str, typer.Option("--runtime", "-r", help="jpype | py4j | docker | subprocess …")
     ],
-    query: Annotated[Path, typer.Option("--query", "-q", help="QuerySpec .json, RSP-QL, or --raw")],
+    query: QueryOpt,
     stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
     output: Annotated[Path, typer.Option("--output", "-o", help="new run directory")],
+    param: ParamOpt = None,
+    static: StaticOpt = None,
     rate: Annotated[float | None, typer.Option(help="target rate, triples/s (app-time)")] = None,
     time_scale: Annotated[
         float | None, typer.Option(help="application ms per system ms (app-time)")
@@ -56,12 +60,18 @@ def run_command(
     ] = 2.0,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
-    """Run an engine on a stream and record pushes, results, samples and logs in OUTPUT."""
+    """Run an engine on a stream and record pushes, results, samples and logs in OUTPUT.
+
+    The query is read as `rsp oracle` reads it (QuerySpec .json too, or --raw engine text);
+    --static data is loaded into every static graph the query names (FROM <g>)."""
+    check_new_dir(output, what="a new or empty run directory (--output)", must_be_empty=True)
     request = RunRequest(
         engine=engine,
         runtime=runtime,
-        query=query,
+        query=Path(query),
         raw_query=raw,
+        params=parse_params(param),
+        static=check_static(static),
         stream=stream,
         output=output,
         warmup=warmup,

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI
-from rsp_sdk.streams.exporters import ExportFormat, export_stream
+from rsp_sdk.model.terms import check_iri
+from rsp_sdk.streams.exporters import ExportFormat, export_stream, write_export
 from rsp_sdk.streams.importers import STATIC_FORMATS, StreamFormat, import_any
 from rsp_sdk.streams.info import summarize
 from rsp_sdk.streams.io import read_stream, write_static, write_stream
+from rsp_sdk.util.outpath import check_output, is_stdout
 
 app = typer.Typer(
     help="Import, export and inspect streams (Parquet tables of timestamped triples).",
@@ -23,7 +29,9 @@ app = typer.Typer(
 
 @app.command("import")
 def import_(
-    src: Annotated[Path, typer.Argument(help="input file (or folder for csrbench-ttl)")],
+    src: Annotated[
+        Path, typer.Argument(metavar="SRC", help="input file (or folder for csrbench-ttl)")
+    ],
     fmt: Annotated[StreamFormat, typer.Option("--format", "-f", help="input format")],
     out: Annotated[Path, typer.Option("--output", "-o", help="output Parquet file")],
     interval: Annotated[
@@ -36,6 +44,8 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
     """Import a stream (n3t, csrbench-ttl, trig) or static data (ntriples, turtle) to Parquet."""
+    check_output(out, what="a Parquet file path (--output)")
+    check_iri(stream, option="--stream")
     with console.status(f"importing {src} …", spinner="dots"):
         table, meta = import_any(src, fmt, stream=stream, interval_ms=interval, sort=sort)
         if fmt in STATIC_FORMATS:
@@ -58,20 +68,44 @@ def import_(
 
 @app.command("export")
 def export(
-    src: Annotated[Path, typer.Argument(help="stream Parquet file")],
+    src: Annotated[Path, typer.Argument(metavar="SRC", help="stream Parquet file")],
     fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="output format")],
-    out: Annotated[Path, typer.Option("--output", "-o", help="output file")],
+    out: Annotated[
+        Path, typer.Option("--output", "-o", help="output file, or - for standard output")
+    ],
+    stream: Annotated[
+        str | None, typer.Option("--stream", help="export only this stream (IRI)")
+    ] = None,
 ) -> None:
     """Export a stream to timestamped N-Triples (n3t) or TriG named graphs."""
+    to_stdout = is_stdout(out)
+    if not to_stdout:
+        check_output(out, what="a file path (--output), or - for standard output")
     table = read_stream(src)
+    if stream is not None:
+        table = _one_stream(table, stream, src)
+    if to_stdout:
+        write_export(table, sys.stdout, fmt)
+        sys.stdout.flush()
+        return
     with console.status(f"exporting to {out} …", spinner="dots"):
         export_stream(table, out, fmt)
     console.print(f"wrote {table.num_rows} triples to {out}")
 
 
+def _one_stream(table: pa.Table, iri: str, src: Path) -> pa.Table:
+    picked = table.filter(pc.equal(table.column("stream"), iri))
+    if picked.num_rows == 0:
+        found = sorted(str(s) for s in pc.unique(table.column("stream")).to_pylist())
+        raise InputError(
+            f"no stream {iri} in the file", path=src, expected="one of: " + ", ".join(found)
+        )
+    return picked
+
+
 @app.command("info")
 def info(
-    file: Annotated[Path, typer.Argument(help="stream Parquet file")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="stream Parquet file")],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     top: Annotated[int, typer.Option(help="predicates to show")] = 15,
 ) -> None:

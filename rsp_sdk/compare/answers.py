@@ -16,7 +16,6 @@ JSON, sorted keys), so equal terms written differently by different tools become
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +23,13 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from rsp_sdk.compare.vocab import TimestampClock as TimestampClock
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.results import RESULT_SCHEMA, binding_to_json
 from rsp_sdk.model.terms import from_sparql_json, to_sparql_json
 
 OUTPUTS_FILE = "outputs.parquet"
 PUSHED_FILE = "pushed.parquet"
-
-
-class TimestampClock(StrEnum):
-    """Which clock a CSRBench answer's ``timestamp`` is on (the format does not say)."""
-
-    APP = "app"  # application time in ms (C-SPARQL, SPARQLstream answers)
-    SYS = "sys"  # system time in ms since some origin (e.g. CQELS wall-clock stamps)
 
 
 class _Head(BaseModel):

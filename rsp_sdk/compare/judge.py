@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.csrbench import CsrbenchVerdict, Divergence, splits_allowed, verdict
 from rsp_sdk.compare.relations import expected_relations, result_relations
+from rsp_sdk.compare.vocab import Metrics as Metrics
 from rsp_sdk.compare.yabench import Gracious, YabenchReport, window_metrics
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy
@@ -32,11 +33,6 @@ class Verdict(StrEnum):
     INCORRECT = "incorrect"
     NO_OUTPUT = "no output"
     NOT_JUDGED = "not judged"
-
-
-class Metrics(StrEnum):
-    CSRBENCH = "csrbench"
-    YABENCH = "yabench"
 
 
 class CheckResult(BaseModel):

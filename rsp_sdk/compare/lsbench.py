@@ -26,20 +26,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from itertools import permutations
 
 from pydantic import BaseModel, Field
 
 from rsp_sdk.compare.relations import BindingKey, RelationStream
+from rsp_sdk.compare.vocab import Partition as Partition
 from rsp_sdk.model.profile import Profile, ReportPolicy
-
-
-class Partition(StrEnum):
-    """How an engine's output sequence is cut into blocks."""
-
-    RELATION = "relation"  # periodic engines: one block per execution (emitted relation)
-    ELEMENT = "element"  # eager engines: one block per output element
 
 
 def partition_for(profile: Profile) -> Partition:

@@ -16,12 +16,15 @@ from __future__ import annotations
 import importlib
 import os
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.errors import RspError
+
+if TYPE_CHECKING:
+    from rsp_sdk.model.profile import Profile
 
 ENTRY_POINT_GROUP = "rsp_sdk.adapters"
 
@@ -102,6 +105,15 @@ def get_adapter(name: str) -> Adapter:
         raise RspError(f"adapter {name} failed to load: {broken[name]}")
     known = ", ".join(sorted(adapters)) or "none (install an adapter package or set RSP_ADAPTERS)"
     raise RspError(f"unknown engine {name!r}; known engines: {known}")
+
+
+def adapter_profiles() -> dict[str, tuple[str, Profile]]:
+    """Every installed adapter's declared profile by profile name: name → (adapter, profile).
+
+    An adapter's profile is what the oracle must judge its runs with, so it is a profile name
+    like a built-in one (``rsp oracle check --profile rspjs``)."""
+    adapters, _ = discover()
+    return {a.profile.name: (n, a.profile) for n, a in sorted(adapters.items())}
 
 
 def describe(adapter: Adapter, cache: Any = None, origin: str = "") -> AdapterInfo:

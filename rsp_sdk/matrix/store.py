@@ -29,6 +29,7 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.plan import Cell
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, MatrixSpec
 from rsp_sdk.util.atomic import atomic_path
+from rsp_sdk.util.outdir import MARKER
 
 CELL_COLUMNS: dict[str, pa.DataType] = {
     "key": pa.string(),
@@ -99,8 +100,10 @@ class Store:
     # ---- opening ------------------------------------------------------------------------
 
     def open(self, spec: MatrixSpec, spec_path: Path, cells: list[Cell]) -> None:
-        """Claim ``root`` (new, empty, or one of ours) and record the spec and plan."""
-        if self.root.exists() and any(self.root.iterdir()) and not self.marker.exists():
+        """Claim ``root`` (new, empty — or holding only the output marker of
+        ``rsp_sdk.util.outdir`` — or one of ours) and record the spec and plan."""
+        foreign = self.root.exists() and any(p.name != MARKER for p in self.root.iterdir())
+        if foreign and not self.marker.exists():
             raise InputError(
                 "the results directory exists and was not written by rsp matrix",
                 path=self.root,

@@ -233,9 +233,15 @@ def load_profile(spec: str | Path | Profile) -> Profile:
         return BUILTIN_PROFILES[text]
     path = Path(text)
     if not path.exists():
+        from rsp_sdk.engine.registry import adapter_profiles  # adapters declare profiles too
+
+        declared = adapter_profiles()
+        if text in declared:
+            return declared[text][1]
+        names = sorted({*BUILTIN_PROFILES, *declared})
         raise InputError(
             f"unknown profile {text!r}",
-            expected=f"one of {', '.join(sorted(BUILTIN_PROFILES))} or a .toml/.json file",
+            expected=f"one of {', '.join(names)} or a .toml/.json file",
         )
     raw = path.read_text(encoding="utf-8")
     try:

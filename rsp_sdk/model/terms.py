@@ -73,6 +73,23 @@ def term_kind(term: str) -> TermKind:
     raise ValueError(f"not an N-Triples term: {term!r}")
 
 
+def check_iri(value: str, *, option: str = "IRI") -> str:
+    """``value`` if it is an absolute IRI (pyoxigraph's RFC 3987 parser decides), else
+    ``InputError`` naming the option it came from: a stream named ``not an iri`` would be
+    stored and then break every engine and the oracle far from its origin."""
+    from rsp_sdk.errors import InputError
+
+    try:
+        ox.NamedNode(value)
+    except ValueError as exc:
+        raise InputError(
+            f"{option} is not an absolute IRI ({exc})",
+            text=value,
+            expected="an IRI such as http://example.org/stream",
+        ) from None
+    return value
+
+
 def iri(value: str) -> str:
     """N-Triples text of an IRI."""
     return str(ox.NamedNode(value))

@@ -38,7 +38,7 @@ def load_query(
         head, _, key = text.rpartition("#")
         path = Path(head)
     if not path.exists():
-        raise InputError("file not found", path=path, expected="an RSP-QL/SPARQL query file")
+        raise InputError("query file not found", path=path, expected="an RSP-QL/SPARQL query file")
     if path.is_dir():
         return load_yabench_folder(path, params)
     suffix = path.suffix.lower()

@@ -67,6 +67,8 @@ class FeederConfig(BaseModel):
             raise ValueError("give either a rate or a time scale, not both")
         if self.mode is PacingMode.REAL_TIME and (self.rate or self.time_scale):
             raise ValueError("real-time pacing has no rate or time scale (it is 1:1)")
+        if self.mode is PacingMode.AFAP and (self.rate or self.time_scale):
+            raise ValueError("afap pushes as fast as possible: it takes no rate or time scale")
         return self
 
     def span_ms(self) -> float:

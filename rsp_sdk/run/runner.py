@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import json
 import os
 import platform
@@ -37,7 +36,8 @@ from rsp_sdk.run.recorder import RunRecorder, RunStatus
 from rsp_sdk.run.sampler import Sampler
 from rsp_sdk.runtime import get_runtime, runtimes_for
 from rsp_sdk.runtime.base import EngineError, ResourceLimits
-from rsp_sdk.streams.io import read_stream
+from rsp_sdk.streams.io import read_static, read_stream
+from rsp_sdk.util.atomic import atomic_path
 
 
 class QueryInput(BaseModel):
@@ -51,37 +51,33 @@ class QueryInput(BaseModel):
     name: str
 
 
-def load_query(path: Path, *, raw: bool = False) -> QueryInput:
+def load_query(
+    path: Path | str, *, raw: bool = False, params: dict[str, str] | None = None
+) -> QueryInput:
     """The query of a run.
 
     ``raw``: the file is already in the engine's dialect and is sent as is (no capability
     check). A ``.json`` file holding a serialised ``QuerySpec`` is read directly. Anything else
-    goes to ``rsp_sdk.query.load_query`` (RSP-QL, CSRBench properties, YABench folders) — the
-    one glue point to the query parser.
+    goes to ``rsp_sdk.query.load_query`` with ``params`` (RSP-QL, ``FILE.properties#srb.queryN``,
+    TOML/JSON, YABench folders) — the loader ``rsp oracle`` uses, so both read the same query.
     """
+    from rsp_sdk.query import load_query as parse_query
+
     path = Path(path)
-    if not path.exists():
-        raise InputError("query file not found", path=path)
     if raw:
+        if not path.is_file():
+            raise InputError("query file not found", path=path)
+        if params:
+            raise InputError("--param does not apply to a --raw query", text=", ".join(params))
         text = path.read_text(encoding="utf-8")
         return QueryInput(source=str(path), raw_text=text.strip(), name=path.stem)
-    if path.suffix == ".json":
+    if path.suffix == ".json" and path.is_file():
         try:
             spec = QuerySpec.model_validate_json(path.read_text(encoding="utf-8"))
             return QueryInput(source=str(path), spec=spec, name=spec.name)
         except ValueError:
             pass  # not a serialised QuerySpec: maybe the parser's JSON form
-    try:  # imported by name: rsp_sdk.query is written by another part of the project
-        parse_query = importlib.import_module("rsp_sdk.query").load_query
-    except (ImportError, AttributeError):
-        raise InputError(
-            "this build has no RSP-QL parser (rsp_sdk.query)",
-            path=path,
-            expected="a QuerySpec .json file, or --raw for text in the engine's own dialect",
-        ) from None
-    spec = parse_query(path)
-    if not isinstance(spec, QuerySpec):
-        raise InputError("rsp_sdk.query.load_query did not return a QuerySpec", path=path)
+    spec = parse_query(str(path), params or {})
     return QueryInput(source=str(path), spec=spec, name=spec.name)
 
 
@@ -92,6 +88,14 @@ class RunRequest(BaseModel):
     runtime: str
     query: Path
     raw_query: bool = False
+    params: dict[str, str] = Field(
+        default_factory=dict, description="query template parameters (--param NAME=VALUE)"
+    )
+    static: list[Path] = Field(
+        default_factory=list,
+        description="static data files (RDF or static Parquet), loaded into every static "
+        "graph the query names (FROM <g>) before it is registered",
+    )
     stream: Path
     output: Path
     feeder: FeederConfig = Field(default_factory=FeederConfig)
@@ -156,7 +160,8 @@ def run(
     runtime = get_runtime(
         request.runtime, **({"limits": request.limits} if request.limits.active else {})
     )
-    query = load_query(request.query, raw=request.raw_query)
+    query = load_query(request.query, raw=request.raw_query, params=request.params)
+    static_graphs = _static_graphs(query, request.static)
     table = read_stream(request.stream)
     warm_table = read_stream(request.warmup) if request.warmup else None
     feed_plan = plan(table, request.feeder, warmup=warm_table)
@@ -218,6 +223,12 @@ def run(
             "sha256": _sha256(request.warmup),
             "triples": feed_plan.warmup_triples,
         },
+        "static": {
+            "files": [
+                {"path": str(Path(f).resolve()), "sha256": _sha256(Path(f))} for f in request.static
+            ],
+            "graphs": static_graphs,
+        },
         "feeder": request.feeder.model_dump(mode="json"),
         "timeouts": request.timeouts.model_dump(mode="json"),
         "sample_interval_s": request.sample_interval_s,
@@ -252,6 +263,10 @@ def run(
         recorder.engine_started(session.pid, runtime.name)
         for iri in streams:
             session.register_stream(iri)
+        if static_graphs:
+            static_file = _static_ntriples(request.static, recorder.dir / "static.nt")
+            for graph in static_graphs:
+                session.load_static(graph, static_file)
         if query.spec is not None:
             session.register_query(query.spec)
         else:
@@ -293,6 +308,39 @@ def run(
         duration_s=status.duration_s,
         push_rate=(measured / (push_ns / 1e9)) if push_ns > 0 and measured > 0 else None,
     )
+
+
+def _static_graphs(query: QueryInput, static: list[Path]) -> list[str]:
+    """The graphs static data goes to: every ``FROM <g>`` of the query (the oracle reads the
+    same data as the default graph of each window evaluation). Static data a query cannot see
+    is a usage error, not a silent no-op."""
+    if not static:
+        return []
+    for path in static:
+        if not Path(path).is_file():
+            raise InputError("static data file not found", path=path, expected="--static FILE")
+    if query.spec is None:
+        raise InputError(
+            "--static needs a parsed query: a --raw query does not say which graph the data is",
+            path=query.source,
+        )
+    if not query.spec.static_graphs:
+        raise InputError(
+            "the query reads no static graph, so --static data would never reach it",
+            path=query.source,
+            expected="a FROM <graph-iri> clause naming the static data's graph",
+        )
+    return list(query.spec.static_graphs)
+
+
+def _static_ntriples(static: list[Path], target: Path) -> Path:
+    """Every static file (RDF or static Parquet) as one N-Triples file the drivers can load."""
+    with atomic_path(target) as tmp, tmp.open("w", encoding="utf-8", newline="\n") as fh:
+        for path in static:
+            table = read_static(path)
+            cols = [table.column(c).to_pylist() for c in ("s", "p", "o")]
+            fh.writelines(f"{a} {b} {c} .\n" for a, b, c in zip(*cols, strict=True))
+    return target
 
 
 def _flush_ms(request: RunRequest, query: QueryInput) -> int:

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TextIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.streams.vocab import RSP_IN_STREAM, SR_GRAPHS_LIST, SR_HAS_TIMESTAMP, XSD_LONG
 from rsp_sdk.util.atomic import atomic_path
 
@@ -26,13 +28,34 @@ class ExportFormat(StrEnum):
 
 
 def export_stream(table: pa.Table, path: Path | str, fmt: ExportFormat) -> Path:
+    """Write ``table`` to ``path`` in ``fmt``, atomically."""
     path = Path(path)
+    check_exportable(table, fmt)
     with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="\n") as fh:
-        if fmt is ExportFormat.N3T:
-            _write_n3t(table, fh)
-        else:
-            _write_trig(table, fh)
+        write_export(table, fh, fmt)
     return path
+
+
+def write_export(table: pa.Table, fh: TextIO, fmt: ExportFormat) -> None:
+    """Stream ``table`` in ``fmt`` to an open text file (standard output for ``-o -``)."""
+    check_exportable(table, fmt)
+    if fmt is ExportFormat.N3T:
+        _write_n3t(table, fh)
+    else:
+        _write_trig(table, fh)
+
+
+def check_exportable(table: pa.Table, fmt: ExportFormat) -> None:
+    """n3t has no place for the stream IRI: a table of several streams would be merged into one
+    without a word, so it is refused, naming the streams (export one with ``--stream``)."""
+    if fmt is not ExportFormat.N3T or table.num_rows == 0:
+        return
+    streams = sorted(str(s) for s in pc.unique(table.column("stream")).to_pylist())
+    if len(streams) > 1:
+        raise InputError(
+            f"n3t cannot tell {len(streams)} streams apart: " + ", ".join(streams),
+            expected="--stream IRI to export one of them, or --format trig (keeps the streams)",
+        )
 
 
 def _columns(table: pa.Table, names: list[str]) -> list[list[object]]:

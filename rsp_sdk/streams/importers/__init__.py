@@ -36,8 +36,11 @@ def import_any(
     sort: bool = False,
 ) -> tuple[pa.Table, StreamMeta]:
     """Dispatch to the importer for ``fmt``; returns the table and its provenance."""
+    from rsp_sdk.model.terms import check_iri
     from rsp_sdk.streams.importers import csrbench, n3t, rdf, trig
 
+    if fmt not in STATIC_FORMATS:
+        check_iri(stream, option="--stream")
     params: dict[str, object] = {"source": str(src), "stream": stream}
     time_unit = 1
     if fmt is StreamFormat.N3T:
@@ -55,6 +58,12 @@ def import_any(
     else:
         table = rdf.read_rdf(src, fmt=fmt.value)
         params.pop("stream")
+    if table.num_rows == 0:
+        raise InputError(
+            "the input holds no triples",
+            path=src,
+            expected=f"at least one triple in {fmt.value} syntax",
+        )
     return table, StreamMeta(
         producer=f"import:{fmt.value}", parameters=params, time_unit_ms=time_unit
     )

@@ -56,6 +56,14 @@ def read_n3t(path: Path | str, *, stream: str = DEFAULT_STREAM_IRI, sort: bool =
             if not o_txt or check.object(f"{o_txt} {ts}") is not None:
                 _fail(path, lineno, raw, "missing timestamp after the triple")
             _fail(path, lineno, raw, f"timestamp {ts!r} is not a number of milliseconds")
+        if t < 0:
+            raise InputError(
+                f"timestamp {t} is negative",
+                path=path,
+                line=lineno,
+                text=raw,
+                expected="milliseconds of application time, 0 or more",
+            )
         s = check.subject(s_txt)
         if s is None:
             _fail(path, lineno, raw, f"subject {s_txt!r} is not an IRI or blank node")

@@ -97,6 +97,13 @@ def _timestamp_of(path: Path, graph: str, value: object) -> int:
     if isinstance(value, ox.Literal):
         lex = value.value.strip()
         if re.fullmatch(r"-?\d+", lex):
+            if int(lex) < 0:
+                raise InputError(
+                    f"timestamp of graph {graph} is negative ({lex})",
+                    path=path,
+                    line=_line_of(path, graph),
+                    expected="milliseconds of application time, 0 or more",
+                )
             return int(lex)
         try:
             when = dt.datetime.fromisoformat(lex.replace("Z", "+00:00"))
