@@ -1,0 +1,425 @@
+"""The Spark oracle (every evaluator) against the reference oracle, on generated cases.
+
+``rsp_sdk.oracle.reference`` is the executable specification: its own t0, window and report
+enumeration, rdflib on each window content, R2S on Python sets. hypothesis generates streams
+(several streams, ties, gaps, bursts), queries from a small grammar (BGP, FILTER, OPTIONAL,
+UNION, MINUS, every aggregate with GROUP BY and HAVING, one or two windows, plain SPARQL) and
+profiles (every report combination × tick × R2S × empty relations × t0 policy), and every
+evaluator of ``rsp_sdk.oracle.expected`` must give the reference's rows: t0, seq, report time,
+scope, size and bindings with their datatypes.
+
+A Spark job costs seconds, so each hypothesis example is a *batch* of cases whose jobs run
+concurrently on the one SparkSession. Example counts: see ``tests/conftest.py`` (profiles
+``default`` and ``thorough``, ``--hypothesis-profile=thorough``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rsp_sdk.errors import InputError
+from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.model.stream import StreamMeta
+from rsp_sdk.model.terms import XSD, XSD_INTEGER_TYPES, XSD_NUMERIC_TYPES
+from rsp_sdk.oracle.reference import reference_expected
+from rsp_sdk.query import parse_rspql
+from rsp_sdk.streams.io import stream_table
+from tests.oracle_support import EX, spark
+
+__all__ = ["spark"]
+
+STREAM_A = "http://ex.org/streams/a"
+STREAM_B = "http://ex.org/streams/b"
+SUBJECTS = [f"<{EX}s{i}>" for i in range(3)]
+# one spelling per value and datatype (pyoxigraph stores numbers by value); non-canonical
+# spellings ("3.0", "+4", "2.50") check that the oracle gives back the stream's own term
+NUMBERS = [
+    f'"{v}"^^<{XSD}{t}>'
+    for v, t in [
+        ("1", "integer"),
+        ("+4", "integer"),
+        ("-2", "int"),
+        ("2.50", "decimal"),
+        ("0.1", "decimal"),
+        ("3.0", "float"),
+        ("-1.5", "float"),
+        ("2.5E0", "double"),
+        ("7", "double"),
+    ]
+]
+OTHER = ['"a"', '"b"@en', f"<{EX}s1>", f'"x"^^<{XSD}integer>', NUMBERS[0], NUMBERS[5]]
+LABELS = ['"red"', '"green"', '"blue"']
+
+
+# -- streams -------------------------------------------------------------------------------------
+
+
+@st.composite
+def streams(draw: Any) -> pa.Table:
+    """Bursts separated by gaps, ties within a burst, elements of two streams interleaved."""
+    rows: list[list[Any]] = []
+    t = draw(st.sampled_from([0, 250, 1000]))
+    for _ in range(draw(st.integers(1, 3))):
+        t += draw(st.sampled_from([0, 500, 1500, 3500]))
+        for _ in range(draw(st.integers(1 if rows else 2, 5))):
+            t += draw(st.sampled_from([0, 0, 250, 500, 1000]))
+            stream = draw(st.sampled_from([STREAM_A, STREAM_A, STREAM_B]))
+            p = draw(st.sampled_from(["p0", "p0", "p1", "p2", "p3"]))
+            o = draw(st.sampled_from({"p0": NUMBERS, "p1": SUBJECTS, "p2": OTHER, "p3": LABELS}[p]))
+            rows.append([stream, t, draw(st.sampled_from(SUBJECTS)), f"<{EX}{p}>", o])
+    # both streams present, so that a query may read either (an absent stream is an input error)
+    if all(r[0] == STREAM_A for r in rows):
+        rows[-1][0] = STREAM_B
+    if all(r[0] == STREAM_B for r in rows):
+        rows[0][0] = STREAM_A
+    table = stream_table(
+        [r[0] for r in rows],
+        [r[1] for r in rows],
+        [r[2] for r in rows],
+        [r[3] for r in rows],
+        [r[4] for r in rows],
+    )
+    meta = StreamMeta(producer="test", time_unit_ms=draw(st.sampled_from([250, 500])))
+    return table.replace_schema_metadata({b"rsp_sdk.stream": meta.to_bytes()})
+
+
+# -- queries -------------------------------------------------------------------------------------
+
+PATTERNS = ["?x ex:p0 ?v .", "?x ex:p1 ?y .", "?y ex:p0 ?w .", "?x ex:p2 ?z .", "?x ex:p3 ?l ."]
+FILTERS = [
+    "FILTER(?v > 2)",
+    "FILTER(?v <= 2.5)",
+    "FILTER(?v + 1 >= 3.5)",
+    "FILTER(?v * 2 < ?v + 3)",
+    "FILTER(?v != 2.5)",
+    "FILTER(!(?v < 1) || ?x = ex:s1)",
+    "FILTER(?x != ex:s0 && ?v > -1)",
+    "FILTER(?z > 0)",
+    "FILTER(?z = ex:s1)",
+    "FILTER(?v < ?w)",
+    'FILTER(?l != "red")',
+]
+AGGREGATES = [
+    "(COUNT(*) AS ?n)",
+    "(COUNT(?v) AS ?n)",
+    "(COUNT(DISTINCT ?v) AS ?n)",
+    "(SUM(?v) AS ?n)",
+    "(AVG(?v) AS ?n)",
+    "(MIN(?v) AS ?n)",
+    "(MAX(?v) AS ?n)",
+    "(SAMPLE(?x) AS ?n)",
+    "(GROUP_CONCAT(?l) AS ?gc)",
+]
+HAVINGS = ["HAVING(COUNT(*) > 1)", "HAVING(SUM(?v) >= 2)", "HAVING(MAX(?v) < 3)"]
+WINDOWS = [(1000, 500), (1000, 1000), (1500, 500), (2000, 1000), (500, 1000)]
+
+
+def _vars(text: str) -> set[str]:
+    return {tok.strip(".(){}!,") for tok in text.split() if tok.startswith(("?", "(?", "!(?"))}
+
+
+@st.composite
+def group_patterns(draw: Any) -> tuple[str, set[str]]:
+    """A group graph pattern over window ex:w and the variables it surely binds."""
+    pats = draw(st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=2, unique=True))
+    bound = set().union(*(_vars(p) for p in pats))
+    body = " ".join(pats)
+    flt = draw(st.sampled_from(["", *FILTERS]))
+    if flt and _vars(flt) <= bound:
+        body += " " + flt
+    extra = draw(st.sampled_from(["", "optional", "union", "minus"]))
+    other = draw(st.sampled_from(PATTERNS))
+    if extra == "optional":
+        body += f" OPTIONAL {{ {other} }}"
+    elif extra == "union":
+        body = f"{{ {body} }} UNION {{ {other} }}"
+        bound &= _vars(other)
+    elif extra == "minus":
+        body += f" MINUS {{ {other} }}"
+    return body, bound
+
+
+@dataclass(frozen=True)
+class Case:
+    text: str
+    profile: Profile
+    stream: pa.Table
+
+    def spec(self) -> QuerySpec:
+        return parse_rspql(self.text)
+
+    def describe(self) -> str:
+        rows = self.stream.select(["stream", "t_app_ms", "s", "p", "o"]).to_pylist()
+        lines = [f"  {r['stream'][-1]} {r['t_app_ms']} {r['s']} {r['p']} {r['o']}" for r in rows]
+        meta = StreamMeta.from_bytes(self.stream.schema.metadata[b"rsp_sdk.stream"])
+        return (
+            f"query:\n{self.text}\nprofile: {self.profile.model_dump_json()}\n"
+            f"stream (unit {meta.time_unit_ms} ms):\n" + "\n".join(lines)
+        )
+
+
+@st.composite
+def queries(draw: Any) -> str:
+    body, bound = draw(group_patterns())
+    mode = draw(st.sampled_from(["window", "window", "two", "plain"]))
+    omega, beta = draw(st.sampled_from(WINDOWS))
+    windows = (
+        f"FROM NAMED WINDOW ex:w ON <{STREAM_A}> [RANGE PT{omega / 1000}S STEP PT{beta / 1000}S]\n"
+    )
+    if mode == "plain":
+        where = f"{{ {body} }}"
+    elif mode == "window":
+        where = f"{{ WINDOW ex:w {{ {body} }} }}"
+    else:
+        omega2 = draw(st.sampled_from([500, 1000, 2000]))
+        windows += (
+            f"FROM NAMED WINDOW ex:w2 ON <{STREAM_B}> "
+            f"[RANGE PT{omega2 / 1000}S STEP PT{beta / 1000}S]\n"
+        )
+        second = draw(st.sampled_from(["?x ex:p0 ?u .", "?x ex:p1 ?y .", "?x ex:p3 ?l2 ."]))
+        where = f"{{ WINDOW ex:w {{ {body} }} WINDOW ex:w2 {{ {second} }} }}"
+        bound |= _vars(second)
+    r2s = draw(st.sampled_from(["RSTREAM", "ISTREAM", "DSTREAM"]))
+    shape = draw(st.sampled_from(["select", "distinct", "aggregate", "aggregate"]))
+    tail = ""
+    if shape == "aggregate":
+        agg = draw(st.sampled_from(AGGREGATES))
+        if not _vars(agg) - {"?n", "?gc"} <= bound | {"?*"}:
+            agg = "(COUNT(*) AS ?n)"
+        group = "?x" in bound and draw(st.booleans())
+        if "SAMPLE" in agg:
+            group = "?x" in bound
+            agg = agg if group else "(COUNT(*) AS ?n)"
+        select = f"?x {agg}" if group else agg
+        tail = " GROUP BY ?x" if group else ""
+        having = draw(st.sampled_from(["", *HAVINGS]))
+        if having and ("?v" in having and "?v" not in bound):
+            having = ""
+        tail += f" {having}" if having else ""
+    else:
+        names = sorted(_vars(body) - {"?*"})
+        chosen = draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
+        select = ("DISTINCT " if shape == "distinct" else "") + " ".join(sorted(chosen))
+    return f"PREFIX ex: <{EX}>\nREGISTER {r2s} <q> AS SELECT {select}\n{windows}WHERE {where}{tail}"
+
+
+# -- profiles ------------------------------------------------------------------------------------
+
+RP = ReportPolicy
+REPORTS = [
+    {RP.WINDOW_CLOSE},
+    {RP.WINDOW_CLOSE, RP.NON_EMPTY_CONTENT},
+    {RP.WINDOW_CLOSE, RP.PERIODIC},
+    {RP.WINDOW_CLOSE, RP.PERIODIC, RP.NON_EMPTY_CONTENT},
+    {RP.CONTENT_CHANGE},
+    {RP.CONTENT_CHANGE, RP.NON_EMPTY_CONTENT},
+    {RP.CONTENT_CHANGE, RP.PERIODIC},
+    {RP.CONTENT_CHANGE, RP.PERIODIC, RP.NON_EMPTY_CONTENT},
+    {RP.PERIODIC},
+    {RP.PERIODIC, RP.NON_EMPTY_CONTENT},
+]
+
+
+@st.composite
+def profiles(draw: Any) -> Profile:
+    report = draw(st.sampled_from(REPORTS))
+    event_driven = RP.CONTENT_CHANGE in report and draw(st.integers(0, 3)) == 0
+    t0 = T0Policy(
+        first_ms=draw(st.sampled_from([None, None, 0, 250, 1000])),
+        step_ms=draw(st.sampled_from([None, None, 250, 500])),
+        span=draw(st.sampled_from(["slide", "window"])),
+    )
+    return Profile(
+        name="generated",
+        report=frozenset(report),
+        tick=draw(st.sampled_from(list(Tick))),
+        r2s=draw(st.sampled_from([None, *R2S])),
+        emits_empty_relations=draw(st.booleans()),
+        time_unit_ms=draw(st.sampled_from([250, 500, 1000])),
+        period_ms=draw(st.sampled_from([500, 1000, 1500])),
+        t0=t0,
+        event_driven=event_driven,
+    )
+
+
+@st.composite
+def cases(draw: Any) -> Case:
+    return Case(draw(queries()), draw(profiles()), draw(streams()))
+
+
+# -- comparison ----------------------------------------------------------------------------------
+
+_DIGITS = {XSD + "float": 6, XSD + "double": 12, XSD + "decimal": 15}
+
+
+def term(name: str, value: dict[str, str]) -> tuple[Any, ...]:
+    """A term with its datatype; numbers by value (their lexical form is free, the datatype
+    is not), GROUP_CONCAT's items as a bag (SPARQL leaves their order to the engine)."""
+    dt = value.get("datatype", "")
+    if name == "gc":
+        return ("gc", tuple(sorted(value["value"].split(" "))), dt)
+    if dt in XSD_NUMERIC_TYPES:
+        try:
+            number = Decimal(value["value"].replace("INF", "Infinity"))
+        except ArithmeticError:
+            return ("ill-typed", value["value"], dt)
+        if dt in XSD_INTEGER_TYPES or not number.is_finite():
+            return ("num", dt, str(number))
+        return ("num", dt, f"{float(number):.{_DIGITS[dt]}g}")
+    return (value["type"], value["value"], dt, value.get("xml:lang", ""))
+
+
+def canonical(table: pa.Table) -> list[tuple[Any, ...]]:
+    rows = []
+    for r in table.to_pylist():
+        b = None
+        if r["binding"] is not None:
+            b = tuple(sorted((k, term(k, v)) for k, v in json.loads(r["binding"]).items()))
+        rows.append(
+            (
+                r["t0_ms"],
+                r["seq"],
+                r["t_app_ms"],
+                r["window_open_ms"],
+                r["window_close_ms"],
+                r["triples_in_window"],
+                repr(b),
+            )
+        )
+    return sorted(rows)
+
+
+def diff(want: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> str:
+    from collections import Counter
+
+    w, g = Counter(want), Counter(got)
+    missing = sorted((w - g).elements())[:8]
+    extra = sorted((g - w).elements())[:8]
+    return (
+        "reference only:\n"
+        + "\n".join(map(str, missing))
+        + "\nspark only:\n"
+        + "\n".join(map(str, extra))
+    )
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+def reference(case: Case) -> pa.Table:
+    """rdflib by default; pyoxigraph where rdflib raises (it cannot sum an ill-typed literal)."""
+    spec = case.spec()
+    try:
+        return reference_expected(case.stream, spec, case.profile)
+    except (TypeError, ValueError, AttributeError):
+        return reference_expected(case.stream, spec, case.profile, backend="oxigraph")
+
+
+def spark_runs(spark: Any, case: Case) -> list[tuple[str, Callable[[], pa.Table]]]:
+    """The evaluators to run: auto, oxigraph, and sql unless it declines with InputError."""
+    from rsp_sdk.oracle import plan_job
+
+    out = []
+    for evaluator in ("auto", "oxigraph", "sql"):
+        try:
+            job = plan_job(case.stream, case.spec(), case.profile, spark=spark, evaluator=evaluator)
+        except InputError as exc:
+            if evaluator == "sql" and "Spark SQL evaluator cannot run" in str(exc):
+                continue
+            raise
+        if evaluator == "sql" and job.choice.evaluator == "oxigraph":
+            continue
+        label = f"{evaluator} ({job.choice.evaluator})"
+        out.append((label, job.run))
+    return out
+
+
+def check_batch(spark: Any, batch: list[Case]) -> None:
+    runs = [(case, label, fn) for case in batch for label, fn in spark_runs(spark, case)]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = [(case, label, pool.submit(fn)) for case, label, fn in runs]
+        results = [(case, label, f.result()) for case, label, f in futures]
+    failures = []
+    for case, label, got in results:
+        want = canonical(reference(case))
+        have = canonical(got)
+        if want != have:
+            failures.append(f"evaluator {label}\n{case.describe()}\n{diff(want, have)}")
+    assert not failures, "\n\n".join(failures[:2])
+
+
+@settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(batch=st.lists(cases(), min_size=4, max_size=4))
+def test_spark_oracle_agrees_with_the_reference(spark: Any, batch: list[Case]) -> None:
+    check_batch(spark, batch)
+
+
+def test_the_generated_cases_cover_the_grammar() -> None:
+    """Every construct the docstring promises is reachable by the generators."""
+    seen: set[str] = set()
+
+    @settings(max_examples=400, database=None, deadline=None)
+    @given(case=cases())
+    def collect(case: Case) -> None:
+        text = case.text
+        for word in ("OPTIONAL", "UNION", "MINUS", "FILTER", "HAVING", "GROUP BY", "DISTINCT"):
+            if word in text:
+                seen.add(word)
+        for agg in ("COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE", "GROUP_CONCAT"):
+            if f"({agg}(" in text:
+                seen.add(agg)
+        seen.add("two windows" if "ex:w2" in text else "one window")
+        seen.update(str(p) for p in case.profile.report)
+        seen.add(str(case.profile.tick))
+        seen.add(f"empty={case.profile.emits_empty_relations}")
+        seen.add(f"span={case.profile.t0.span}")
+        if case.profile.event_driven:
+            seen.add("event_driven")
+        if len(set(case.stream.column("stream").to_pylist())) > 1:
+            seen.add("several streams")
+
+    collect()
+    wanted = {
+        "OPTIONAL",
+        "UNION",
+        "MINUS",
+        "FILTER",
+        "HAVING",
+        "GROUP BY",
+        "DISTINCT",
+        "COUNT",
+        "SUM",
+        "AVG",
+        "MIN",
+        "MAX",
+        "SAMPLE",
+        "GROUP_CONCAT",
+        "two windows",
+        "one window",
+        *(str(p) for p in ReportPolicy),
+        *(str(t) for t in Tick),
+        "empty=True",
+        "empty=False",
+        "span=slide",
+        "span=window",
+        "event_driven",
+        "several streams",
+    }
+    assert wanted <= seen, sorted(wanted - seen)
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
