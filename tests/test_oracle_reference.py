@@ -559,6 +559,22 @@ def test_reference_t0_candidates() -> None:
     assert t0_candidates(window, spec, t_min=1700, unit_ms=1000) == [1500, 2000, 2500, 3000, 3500]
 
 
+@pytest.mark.parametrize("backend", ["rdflib", "oxigraph"])
+def test_reference_keeps_solutions_that_bind_no_projected_variable(backend: str) -> None:
+    """Found by the differential test (rdflib, not the Spark oracle, was wrong): MAX over no
+    solution is one solution with ?n unbound, and a UNION branch not binding ?a yields a
+    solution binding nothing; iterating rdflib's result drops both."""
+    stream = rooms("0: m1@r1")
+    prof = profile(RP.WINDOW_CLOSE, empty=True)
+    for select, where in [
+        ("(MAX(?a) AS ?n)", "?a ex:detectedAt ex:r9"),
+        ("?a", "{ ?a ex:detectedAt ex:r9 } UNION { ?b ex:detectedAt ?r }"),
+    ]:
+        spec = parse_rspql(query(select, where, "PT1S", "PT1S"))
+        out = reference_expected(stream, spec, prof, t0s=[0], backend=backend)
+        assert out.column("binding").to_pylist() == ["{}"], select
+
+
 # -- disagreements the differential test found, as plain tests -----------------------------------
 
 

@@ -305,7 +305,7 @@ class Evaluator:
                 yield name, triple
 
     def _rdflib(self, key: tuple[frozenset[tuple[str, str, str]], ...]) -> list[Solution]:
-        from rdflib import Dataset, URIRef
+        from rdflib import Dataset, URIRef, Variable
         from rdflib.plugins.sparql import prepareQuery
 
         if self._prepared is None:
@@ -318,10 +318,13 @@ class Evaluator:
             graph.add(tuple(rdflib_term(t) for t in triple))
         result: Any = ds.query(self._prepared)
         out = []
-        for row in result:
+        # ``bindings``, not iteration: iterating rdflib's result drops every solution that
+        # binds none of the projected variables (e.g. MAX over no solution, an unbound UNION
+        # branch), which SPARQL 1.1 keeps
+        for row in result.bindings:
             binding = {}
             for v in self.variables:
-                value = row.get(v)
+                value = row.get(Variable(v))
                 if value is not None:
                     binding[v] = rdflib_json(value)
             out.append(binding_to_json(binding))
