@@ -414,7 +414,7 @@ def check_batch(spark: Any, batch: list[Case]) -> None:
 
 
 # pytest-timeout's 600 s would cut the thorough profile short: allow 2 minutes per batch
-@pytest.mark.timeout(300 + 120 * settings.default.max_examples)
+@pytest.mark.timeout(300 + 120 * settings().max_examples)
 @settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
