@@ -9,9 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("RSP_SHARED_DATA", REPO.parent / "shared" / "data")).resolve()
+
+# hypothesis: "ci" (loaded by default) keeps the property tests to a few minutes on 2 cores;
+# `nox -s tests -- --hypothesis-profile=thorough` runs many more examples. Tests that set their
+# own max_examples keep it. (test_oracle_reference: one example = a batch of 4 cases.)
+settings.register_profile("ci", max_examples=6, deadline=None)
+settings.register_profile("thorough", max_examples=150, deadline=None)
+settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
