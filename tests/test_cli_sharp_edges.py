@@ -249,7 +249,8 @@ def test_every_adapter_profile_is_a_profile_name(rsp_exe: list[str]) -> None:
     listed = json.loads(run_rsp(rsp_exe, "profiles", "list", "--json").stdout)
     by_name = {p["name"]: p["adapter"] for p in listed}
     assert by_name["rspjs"] == "rspjs" and by_name["cqels-1.x"] == "cqels"
-    assert by_name["jtalis"] == "jtalis" and by_name["csparql"] is None  # built-in, no adapter
+    assert by_name["csparql"] == "csparql09" and by_name["csparql-0.9.7"] == "csparql"
+    assert by_name["cqels"] is None  # built-in (CSRBench's published profile), no adapter
     assert load_profile("rspjs").name == "rspjs"
     shown = json.loads(run_rsp(rsp_exe, "profiles", "show", "cqels-1.x", "--json").stdout)
     assert shown["name"] == "cqels-1.x"

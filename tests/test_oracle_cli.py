@@ -34,8 +34,8 @@ QUERIES = f"{ORACLE}/src/main/resources/srbench-queries.properties"
 def test_profiles_list_and_show(rsp_exe: list[str]) -> None:
     listed = json.loads(run_rsp(rsp_exe, "profiles", "list", "--json").stdout)
     names = [p["name"] for p in listed]  # the built-in ones, then the adapters' own
-    assert names[:4] == ["csparql", "cqels", "sparqlstream", "jtalis"]
-    assert {"rspjs", "cqels-1.x", "csparql-0.9.7"} <= set(names[4:])
+    assert names[:5] == ["csparql", "csparql-0.9.7", "cqels", "sparqlstream", "jtalis"]
+    assert {"rspjs", "cqels-1.x"} <= set(names[5:])
     shown = json.loads(run_rsp(rsp_exe, "profiles", "show", "cqels", "--json").stdout)
     assert shown["report"] == sorted(["content_change", "non_empty_content"]) or set(
         shown["report"]
