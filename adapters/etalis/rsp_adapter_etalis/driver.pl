@@ -24,8 +24,8 @@
 
 :- initialization(main, main).
 
-:- dynamic(rsp_static/3).
-:- dynamic(rsp_query/2).
+% The EP-SPARQL compilation, static facts, stats and the terms written back live in
+% prolog/rsp_ep_sparql.pl, shared with the jtalis adapter (consulted after ETALIS by open).
 
 main :-
     set_stream(user_input, encoding(utf8)),
@@ -99,90 +99,37 @@ serve(open(File, Options), ok) :-
     ;   format(atom(M), "ETALIS source ~w not found", [File]), throw(rsp(M))
     ),
     consult(File),
+    rsp_shared(Shared),
+    consult(Shared),
     set_etalis_flag(store_fired_events, on),
-    set_etalis_flag(logging, off),
-    set_etalis_flag(logging_to_file, off),
-    set_etalis_flag(output_temporary_files, off),
     (   memberchk(consumption_policy(Policy), Options)
-    ->  set_etalis_flag(event_consumption_policy, Policy)
-    ;   true
+    ->  true
+    ;   Policy = recent
     ),
+    rsp_settings(Policy),
     assert(external_trigger(rsp_result/2)).
 
 serve(register_query(Index, Text, Within), ok) :-
-    (   rsp_query(Index, _)
-    ->  throw(rsp('a query with this index is already registered'))
-    ;   true
-    ),
-    % ep_sparql_parse/2 prints an error and succeeds with an unbound term on a syntax error
-    ep_sparql_parse(Text, Parsed),
-    (   nonvar(Parsed)
-    ->  true
-    ;   throw(rsp('ETALIS cannot parse the EP-SPARQL query (ep_sparql_parse/2 left it unbound)'))
-    ),
-    (   Parsed = select(Vars, Body)
-    ->  true
-    ;   throw(rsp('the driver runs EP-SPARQL SELECT queries only'))
-    ),
-    (   is_list(Vars)
-    ->  true
-    ;   throw(rsp('EP-SPARQL needs the projected variables listed (no SELECT *)'))
-    ),
-    % ep_sparql_compile/4 and the WITHIN grammar call trace/0 (a leftover of debugging), which
-    % would start the tracer on our stdin; compile/3 on select/3 is the same rule without it.
-    (   Within > 0
-    ->  atom_number(W, Within),
-        Query = select(Vars, Body, literal(type(xsd:integer, W)))
-    ;   Query = select(Vars, Body)
-    ),
-    (   ep_sparql_compile(Query, Rules, _)
-    ->  true
-    ;   throw(rsp('ETALIS cannot compile the EP-SPARQL query (ep_sparql_compile/3 failed)'))
-    ),
-    % one named complex event per query, so results of several queries stay apart
-    findall(eventClause(L, rsp_result(Index, Head), B),
-            member(eventClause(L, select_event(Head), B), Rules),
-            Named),
-    (   Named == []
-    ->  throw(rsp('EP-SPARQL compiled to no select rule'))
-    ;   true
-    ),
-    compile_internal_event_rules(main, Named),
-    assert(rsp_query(Index, Text)).
+    rsp_register_query(Index, Text, Within).
 
 serve(static(Triples), N) :-
-    forall(member(s(S, P, O), Triples), assertz(rsp_static(S, P, O))),
-    length(Triples, N).
+    rsp_add_static(Triples, N).
 
 serve(push(Events), N) :-
     push_events(Events, 0, N),
     retractall(fired_event(_, _)).  % only ETALIS' justification reads it; keep memory flat
 
 serve(stats, Payload) :-
-    statistics(globalused, G),
-    statistics(localused, L),
-    statistics(trailused, T),
-    statistics(program, [Program|_]),
-    statistics(garbage_collection, [GcCount, _, GcMs|_]),
-    count_clauses(etr_db/5, D5),
-    count_clauses(etr_db/6, D6),
-    Stacks is G + L + T,
-    Heap is Stacks + Program,
-    Partial is D5 + D6,
-    format(atom(Payload),
-           "heap_used=~d stacks_used=~d program=~d gc_count=~d gc_time_ms=~d partial_matches=~d",
-           [Heap, Stacks, Program, GcCount, GcMs, Partial]).
+    rsp_stats(Payload).
 
 serve(close, ok) :-
     reply_ok(ok),
     halt(0).
 
-count_clauses(Name/Arity, N) :-
-    functor(Head, Name, Arity),
-    (   predicate_property(Head, number_of_clauses(N0))
-    ->  N = N0
-    ;   N = 0
-    ).
+% prolog/rsp_ep_sparql.pl next to this file: the EP-SPARQL side shared with the jtalis adapter
+:- prolog_load_context(directory, Dir),
+   atom_concat(Dir, '/prolog/rsp_ep_sparql.pl', Shared),
+   assert(rsp_shared(Shared)).
 
 % ---- events and results -------------------------------------------------------------------------
 
@@ -208,62 +155,8 @@ push_events([e(S, P, O, T)|Rest], N0, N) :-
 
 emit_results([], _, _).
 emit_results([r(Q, Vals, T1, T2)|Rs], Seq, T) :-
-    time_ms(T1, M1),
-    time_ms(T2, M2),
-    format(user_output, "R\t~d\t~w\t~w\t~w\t~w", [Seq, T, Q, M1, M2]),
-    (   is_list(Vals)
-    ->  forall(member(V, Vals), (nt_term(V, Text), format(user_output, "\t~w", [Text])))
-    ;   true
-    ),
-    nl(user_output),
+    rsp_time(T1, M1, _),
+    rsp_time(T2, M2, _),
+    rsp_row(Vals, Row),
+    format(user_output, "R\t~d\t~w\t~w\t~w\t~w\t~w~n", [Seq, T, Q, M1, M2, Row]),
     emit_results(Rs, Seq, T).
-
-time_ms(datime(_, _, _, _, _, S, _), S) :- !.
-time_ms(X, X).
-
-% ---- terms back to N-Triples --------------------------------------------------------------------
-
-nt_term(V, '') :- var(V), !.
-nt_term(V, T) :- atom(V), !, format(atom(T), "<~w>", [V]).
-nt_term(V, T) :-
-    integer(V), !,
-    format(atom(T), "\"~d\"^^<http://www.w3.org/2001/XMLSchema#integer>", [V]).
-nt_term(V, T) :-
-    float(V), !,
-    float_lexical(V, L),
-    format(atom(T), "\"~w\"^^<http://www.w3.org/2001/XMLSchema#double>", [L]).
-nt_term(literal(type(DT, Lex)), T) :- !,
-    esc(Lex, E),
-    format(atom(T), "\"~w\"^^<~w>", [E, DT]).
-nt_term(literal(lang(Lang, Lex)), T) :- !,
-    esc(Lex, E),
-    format(atom(T), "\"~w\"@~w", [E, Lang]).
-nt_term(literal(Lex), T) :- atomic(Lex), !,
-    esc(Lex, E),
-    format(atom(T), "\"~w\"", [E]).
-nt_term(bnode(B), T) :- atomic(B), !,
-    format(atom(T), "_:~w", [B]).
-nt_term(V, T) :-
-    format(atom(A), "~q", [V]),
-    esc(A, E),
-    format(atom(T), "\"~w\"", [E]).
-
-float_lexical(V, 'NaN') :- V =\= V, !.
-float_lexical(V, 'INF') :- V =:= inf, !.
-float_lexical(V, '-INF') :- V =:= -inf, !.
-float_lexical(V, L) :- format(atom(L), "~w", [V]).
-
-esc(A, E) :-
-    atom_codes(A, Cs),
-    esc_codes(Cs, Out),
-    atom_codes(E, Out).
-esc_codes([], []).
-esc_codes([C|Cs], Out) :-
-    esc_code(C, Out, Rest),
-    esc_codes(Cs, Rest).
-esc_code(0'\\, [0'\\, 0'\\|R], R) :- !.
-esc_code(0'\", [0'\\, 0'\"|R], R) :- !.
-esc_code(0'\n, [0'\\, 0'n|R], R) :- !.
-esc_code(0'\r, [0'\\, 0'r|R], R) :- !.
-esc_code(0'\t, [0'\\, 0't|R], R) :- !.
-esc_code(C, [C|R], R).
