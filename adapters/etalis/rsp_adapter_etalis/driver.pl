@@ -24,8 +24,11 @@
 
 :- initialization(main, main).
 
-% The EP-SPARQL compilation, static facts, stats and the terms written back live in
-% prolog/rsp_ep_sparql.pl, shared with the jtalis adapter (consulted after ETALIS by open).
+% The EP-SPARQL compilation, static facts, stats, error texts and the terms written back live
+% in prolog/rsp_ep_sparql.pl, shared with the jtalis adapter.
+:- prolog_load_context(directory, Dir),
+   atom_concat(Dir, '/prolog/rsp_ep_sparql.pl', Shared),
+   consult(Shared).
 
 main :-
     set_stream(user_input, encoding(utf8)),
@@ -63,29 +66,11 @@ reply_ok(Payload) :-
 reply_error(Error) :-
     (   Error = failed(Request)
     ->  functor(Request, Name, Arity),
-        format(atom(Text), "~w/~w failed", [Name, Arity])
-    ;   Error = rsp(Text0)
-    ->  Text = Text0
-    ;   message_to_codes(Error, Text)
+        format(atom(Line), "~w/~w failed", [Name, Arity])
+    ;   catch(rsp_error_text(Error, Line), _, format(atom(Line), "~q", [Error]))
     ),
-    one_line(Text, Line),
     format(user_output, "ERR\t~w~n", [Line]),
     flush_output(user_output).
-
-message_to_codes(Error, Text) :-
-    catch(message_to_codes_(Error, Text), _, format(atom(Text), "~q", [Error])).
-message_to_codes_(Error, Text) :-
-    '$messages':translate_message(Error, Lines, []),
-    with_output_to(atom(Text), print_message_lines(current_output, '', Lines)).
-
-one_line(Text, Line) :-
-    atom_codes(Text, Cs),
-    replace_ws(Cs, Out),
-    atom_codes(Line, Out).
-replace_ws([], []).
-replace_ws([C|Cs], [D|Ds]) :-
-    ( (C =:= 0'\n ; C =:= 0'\t ; C =:= 0'\r) -> D = 0'  ; D = C ),
-    replace_ws(Cs, Ds).
 
 % ---- verbs ------------------------------------------------------------------------------------
 
@@ -99,8 +84,6 @@ serve(open(File, Options), ok) :-
     ;   format(atom(M), "ETALIS source ~w not found", [File]), throw(rsp(M))
     ),
     consult(File),
-    rsp_shared(Shared),
-    consult(Shared),
     set_etalis_flag(store_fired_events, on),
     (   memberchk(consumption_policy(Policy), Options)
     ->  true
@@ -125,11 +108,6 @@ serve(stats, Payload) :-
 serve(close, ok) :-
     reply_ok(ok),
     halt(0).
-
-% prolog/rsp_ep_sparql.pl next to this file: the EP-SPARQL side shared with the jtalis adapter
-:- prolog_load_context(directory, Dir),
-   atom_concat(Dir, '/prolog/rsp_ep_sparql.pl', Shared),
-   assert(rsp_shared(Shared)).
 
 % ---- events and results -------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 %   rsp_add_static(Triples, N)         assert s(S,P,O) facts as rsp_static/3 (FILTER conditions)
 %   rsp_stats(Payload)                 Prolog memory and ETALIS' partial matches, key=value text
 %   rsp_row(Values, Row)               the values as tab-separated N-Triples terms
+%   rsp_error_text(Error, Text)        an exception as SWI-Prolog prints it, on one line
 %
 % Errors are thrown as rsp(Message).
 
@@ -100,6 +101,22 @@ rsp_row(Vals, Row) :-
     ;   Texts = []
     ),
     atomic_list_concat(Texts, '\t', Row).
+
+rsp_error_text(rsp(Text), Text) :- !.
+rsp_error_text(Error, Line) :-
+    catch(rsp_message_text(Error, Text), _, format(atom(Text), "~q", [Error])),
+    atom_codes(Text, Cs),
+    rsp_one_line(Cs, Out),
+    atom_codes(Line, Out).
+
+rsp_message_text(Error, Text) :-
+    '$messages':translate_message(Error, Lines, []),
+    with_output_to(atom(Text), print_message_lines(current_output, '', Lines)).
+
+rsp_one_line([], []).
+rsp_one_line([C|Cs], [D|Ds]) :-
+    ( (C =:= 0'\n ; C =:= 0'\t ; C =:= 0'\r) -> D = 0'  ; D = C ),
+    rsp_one_line(Cs, Ds).
 
 % ---- terms back to N-Triples --------------------------------------------------------------------
 

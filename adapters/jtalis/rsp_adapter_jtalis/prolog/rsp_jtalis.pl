@@ -35,10 +35,8 @@ rsp_jtalis_call(Goal) :-
     rsp_jtalis_send(error, Text),
     fail.
 
-rsp_jtalis_error(rsp(Text)) :- !,
-    rsp_jtalis_send(error, Text).
 rsp_jtalis_error(E) :-
-    format(atom(Text), "~q", [E]),
+    rsp_error_text(E, Text),
     rsp_jtalis_send(error, Text).
 
 rsp_jtalis_send(Kind, Text) :-

@@ -116,6 +116,7 @@ public final class JtalisDriver implements EngineDriver {
 
   /** Run a goal of the shared Prolog; an error or failure comes back as ETALIS' message. */
   private void call(String goal) {
+    engine.notifications().takeError();
     if (!engine.executeGoal("rsp_jtalis_call(" + goal + ")")) {
       String error = engine.notifications().takeError();
       throw new IllegalArgumentException(
@@ -188,6 +189,8 @@ public final class JtalisDriver implements EngineDriver {
         });
     barrier();
     pushNs += System.nanoTime() - started;
+    String error = engine.notifications().takeError();
+    if (error != null) throw new IllegalStateException("ETALIS: " + error);
   }
 
   /** Push rsp_barrier(N) and wait until the output provider has seen it. */

@@ -69,14 +69,16 @@ final class SwiInterprologWrapper extends InterprologEngineWrapper {
   public boolean execute(Term term) {
     if (term instanceof EventTerm) {
       EtalisEvent e = (EtalisEvent) term.getTerm(0);
+      // rsp_jtalis_call: an exception (e.g. a FILTER's arithmetic on an IRI) is sent to
+      // Notifications.error, where the driver finds it after the batch
       return executeGoal(
-          "event("
+          "rsp_jtalis_call(event("
               + e.getPrologString()
               + ", ["
               + Stamps.datime(e.getTimeStarts())
               + ", "
               + Stamps.datime(e.getTimeEnds())
-              + "])");
+              + "]))");
     }
     return super.execute(term);
   }
