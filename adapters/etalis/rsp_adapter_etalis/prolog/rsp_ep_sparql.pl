@@ -29,7 +29,11 @@ rsp_register_query(Index, Text, Within) :-
     ;   true
     ),
     % ep_sparql_parse/2 prints an error and succeeds with an unbound term on a syntax error
-    ep_sparql_parse(Text, Parsed),
+    % (run from JTALIS, through InterProlog, it fails instead: both mean "cannot parse")
+    (   ep_sparql_parse(Text, Parsed)
+    ->  true
+    ;   true
+    ),
     (   nonvar(Parsed)
     ->  true
     ;   throw(rsp('ETALIS cannot parse the EP-SPARQL query (ep_sparql_parse/2 left it unbound)'))
@@ -109,8 +113,12 @@ rsp_error_text(Error, Line) :-
     rsp_one_line(Cs, Out),
     atom_codes(Line, Out).
 
+% built with =.. : after ETALIS' operators (jtalis consults this file after ETALIS), the text
+% '$messages':translate_message(...) no longer parses
 rsp_message_text(Error, Text) :-
-    '$messages':translate_message(Error, Lines, []),
+    Translate =.. [translate_message, Error, Lines, []],
+    Qualified =.. [':', '$messages', Translate],
+    call(Qualified),
     with_output_to(atom(Text), print_message_lines(current_output, '', Lines)).
 
 rsp_one_line([], []).

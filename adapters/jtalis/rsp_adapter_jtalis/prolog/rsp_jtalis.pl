@@ -27,9 +27,14 @@ rsp_jtalis_args(Event, Name, Args) :-
 
 % Run Goal; on an exception or failure send its text to Notifications.error, then fail.
 rsp_jtalis_call(Goal) :-
-    catch(Goal, E, (rsp_jtalis_error(E), fail)),
-    !.
-rsp_jtalis_call(Goal) :-
+    catch(( Goal -> Result = true ; Result = false ), E, Result = error(E)),
+    rsp_jtalis_outcome(Result, Goal).
+
+rsp_jtalis_outcome(true, _).
+rsp_jtalis_outcome(error(E), _) :-
+    rsp_jtalis_error(E),
+    fail.
+rsp_jtalis_outcome(false, Goal) :-
     functor(Goal, Name, Arity),
     format(atom(Text), "~w/~w failed", [Name, Arity]),
     rsp_jtalis_send(error, Text),

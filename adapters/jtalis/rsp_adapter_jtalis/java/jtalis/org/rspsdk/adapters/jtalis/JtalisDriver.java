@@ -147,7 +147,12 @@ public final class JtalisDriver implements EngineDriver {
     for (Query q : queries.values()) {
       if (q.name.equals(name)) throw new IllegalArgumentException("query " + name + " exists");
     }
-    Map<String, Object> spec = Json.parseObject(text);
+    // the adapter's rendering (JSON: EP-SPARQL, projected variables, WITHIN in ms), or bare
+    // EP-SPARQL with the variables read from its SELECT clause, as the etalis shim accepts
+    Map<String, Object> spec =
+        text.strip().startsWith("{")
+            ? Json.parseObject(text)
+            : Map.of("ep_sparql", text, "variables", selectVars(text));
     String ep = String.valueOf(spec.get("ep_sparql"));
     long within = spec.get("within_ms") instanceof Number n ? n.longValue() : 0L;
     List<?> vars = spec.get("variables") instanceof List<?> l ? l : List.of();
@@ -155,6 +160,14 @@ public final class JtalisDriver implements EngineDriver {
     call("rsp_register_query(" + index + ", " + PrologTerms.quote(ep) + ", " + within + ")");
     String[] names = vars.stream().map(String::valueOf).toArray(String[]::new);
     queries.put(index, new Query(name, names));
+  }
+
+  private static List<String> selectVars(String epSparql) {
+    List<String> out = new ArrayList<>();
+    for (String w : epSparql.split("\\{", 2)[0].split("\\s+")) {
+      if (w.startsWith("?") || w.startsWith("$")) out.add(w.substring(1));
+    }
+    return out;
   }
 
   @Override
