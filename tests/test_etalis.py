@@ -390,3 +390,38 @@ def test_jtalis_classpath_takes_the_shared_prolog_not_the_etalis_demo_jars() -> 
     assert PROLOG_DIR in driver.classpath
     assert "interprolog-swi9.jar" in names and "interprolog.jar" not in names
     assert "jpl.jar" not in names
+
+
+@pytest.mark.parametrize("runtime", ["jpype", "py4j"])
+def test_jtalis_reports_a_dead_swipl_at_once_and_leaves_nothing(
+    runtime: str, tmp_path: Path
+) -> None:
+    """swipl is the JVM's child: when it dies, the next push fails within seconds with its exit
+    (not after the end-of-batch marker's timeout), and close leaves no process behind."""
+    import time
+
+    import psutil
+
+    reason = etalis_missing("jtalis")
+    if reason:
+        pytest.skip(reason)
+    session = JtalisAdapter().open(get_runtime(runtime), tmp_path / "e")
+    watch = TreeWatch(session.pid)
+    watch.observe()
+    try:
+        session.register_stream(S)
+        body, _ = PATTERNS["join"]
+        session.register_query(pattern_spec("join", body))
+        session.push(S, TripleBatch.from_triples(STREAM[:2]))
+        (swipl,) = [
+            p for p in psutil.Process(session.pid).children(recursive=True) if p.name() == "swipl"
+        ]
+        swipl.kill()
+        started = time.monotonic()
+        with pytest.raises(EngineError, match="swipl exited"):
+            session.push(S, TripleBatch.from_triples(STREAM[2:]))
+        assert time.monotonic() - started < 30
+    finally:
+        watch.observe()
+        session.close()
+    watch.assert_clean()

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.rspsdk.bridge.EngineDriver;
 import org.rspsdk.bridge.Json;
 import org.rspsdk.bridge.Packed;
@@ -192,6 +193,10 @@ public final class JtalisDriver implements EngineDriver {
             throw new IllegalArgumentException(
                 "packed batch line " + line[0] + ": " + e.getMessage(), e);
           }
+          if ((line[0] & 63) == 1) { // JTALIS' input queue blocks when full: not on a dead swipl
+            String gone = engine.prologExit();
+            if (gone != null) throw new IllegalStateException(gone);
+          }
           seq++;
           lastMs = t;
           ctx.pushEvent(
@@ -212,7 +217,7 @@ public final class JtalisDriver implements EngineDriver {
     seq++;
     ctx.pushEvent(new EtalisEvent("rsp_barrier", Stamps.of(lastMs, seq), Stamps.of(lastMs, seq),
         new Raw(Long.toString(n))));
-    if (!output.awaitBarrier(n, BARRIER_TIMEOUT_S)) {
+    if (!output.awaitBarrier(n, BARRIER_TIMEOUT_S, engine::prologExit)) {
       throw new IllegalStateException(
           "JTALIS did not deliver the end-of-batch marker within " + BARRIER_TIMEOUT_S
               + " s (is swipl still running? see the engine log)");
@@ -273,12 +278,16 @@ public final class JtalisDriver implements EngineDriver {
       groupSeq = -1;
     }
 
-    synchronized boolean awaitBarrier(long n, long timeoutS) throws InterruptedException {
+    /** Waits for marker n; throws as soon as swipl is gone (checked every second). */
+    synchronized boolean awaitBarrier(long n, long timeoutS, Supplier<String> died)
+        throws InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
       while (seenBarrier < n) {
         long left = deadline - System.nanoTime();
         if (left <= 0) return false;
-        TimeUnit.NANOSECONDS.timedWait(this, left);
+        String gone = died.get();
+        if (gone != null) throw new IllegalStateException(gone);
+        TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.SECONDS.toNanos(1)));
       }
       return true;
     }
@@ -299,10 +308,12 @@ public final class JtalisDriver implements EngineDriver {
 
   @Override
   public void close() throws Exception {
-    if (ctx != null) {
-      JtalisContextImpl c = ctx;
-      ctx = null;
-      c.shutdown(); // joins JTALIS' threads, then ends the swipl subprocess
+    JtalisContextImpl c = ctx;
+    ctx = null;
+    try {
+      if (c != null) c.shutdown(); // joins JTALIS' threads, then ends the swipl subprocess
+    } finally {
+      if (engine != null) engine.killProlog(); // also after a failed open
     }
   }
 }

@@ -34,6 +34,7 @@ import java.util.function.Consumer;
  */
 final class SwiInterprologWrapper extends InterprologEngineWrapper {
   private final Notifications notifications;
+  private Process prolog;
 
   SwiInterprologWrapper(String swiplCommand, Consumer<EtalisEvent> sink) {
     super(swiplCommand, false);
@@ -50,6 +51,9 @@ final class SwiInterprologWrapper extends InterprologEngineWrapper {
       Field f = InterprologEngineWrapper.class.getDeclaredField("engine");
       f.setAccessible(true);
       Object engine = f.get(this);
+      Field p = SubprocessEngine.class.getDeclaredField("prolog");
+      p.setAccessible(true);
+      prolog = (Process) p.get(engine);
       for (String name : new String[] {"socket", "intSocket"}) {
         Field s = SubprocessEngine.class.getDeclaredField(name);
         s.setAccessible(true);
@@ -63,6 +67,20 @@ final class SwiInterprologWrapper extends InterprologEngineWrapper {
 
   Notifications notifications() {
     return notifications;
+  }
+
+  /** Null while swipl runs, else why it is gone (its exit code). */
+  String prologExit() {
+    if (prolog == null || prolog.isAlive()) return null;
+    return "swipl exited (code " + prolog.exitValue() + "); see the engine log";
+  }
+
+  /** Ends swipl if JTALIS' shutdown left it running (never leave a process behind). */
+  void killProlog() {
+    if (prolog != null && prolog.isAlive()) {
+      prolog.descendants().forEach(ProcessHandle::destroyForcibly);
+      prolog.destroyForcibly();
+    }
   }
 
   @Override
