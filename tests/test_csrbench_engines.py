@@ -142,6 +142,7 @@ def test_etalis_answers_csrbench_as_documented(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # 3 runtimes × 7 queries + 15 oracle judgements: ~15 min on 2 cores
 def test_jtalis_gives_etalis_verdicts_on_every_jvm_runtime(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
