@@ -1,4 +1,4 @@
-"""Engine throughput through the rsp-js and JTALIS adapters, against the engine alone.
+"""Engine throughput through the rsp-js, ETALIS and JTALIS adapters, against a reference.
 
 Both push the CSRBench stream (15 188 triples, 34 timestamps) with CSRBench Q1 (10 s windows,
 a 4-pattern join and a FILTER) as fast as possible, and compare with the same engine fed the
@@ -9,7 +9,10 @@ same triples without our protocol, measured in the same run:
 * ETALIS: ``driver.pl`` reading the same events as one ready-made ``push([...])`` term (the
   shim's Python side — JSON, N-Triples parsing, term conversion — left out).
 
-Ratio = adapter rate / engine-alone rate (1.0: the adapter costs nothing). Skipped (with the
+* JTALIS (``engines.jtalis``): the jtalis adapter (JTALIS' Java API over InterProlog, jpype
+  runtime) against the etalis adapter (the same ETALIS rules driven directly), both end to end.
+
+Ratio = adapter rate / reference rate (1.0: the adapter costs nothing). Skipped (with the
 provisioning message) when an engine is not provisioned.
 """
 
@@ -58,11 +61,13 @@ def _inputs():  # type: ignore[no-untyped-def]
     return table, batches, spec
 
 
-def _through_adapter(adapter, spec, batches, workdir: Path) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+def _through_adapter(
+    adapter, spec, batches, workdir: Path, runtime: str = "subprocess"
+) -> tuple[float, int]:  # type: ignore[no-untyped-def]
     from rsp_sdk.runtime import get_runtime
     from rsp_sdk.testing import drain
 
-    session = adapter.open(get_runtime("subprocess"), workdir)
+    session = adapter.open(get_runtime(runtime), workdir)
     try:
         session.register_stream(STREAM)
         session.register_query(spec)
@@ -169,18 +174,18 @@ def reply(proc: subprocess.Popen[bytes]) -> bytes:
             return line
 
 
-@bench("engines.jtalis")
-def jtalis() -> list[Result]:
-    from rsp_adapter_jtalis import JtalisAdapter
-    from rsp_adapter_jtalis.adapter import ep_sparql_file, swipl_executable
-    from rsp_adapter_jtalis.shim import DRIVER_PL, prolog_term, quote_atom
+@bench("engines.etalis")
+def etalis() -> list[Result]:
+    from rsp_adapter_etalis import EtalisAdapter
+    from rsp_adapter_etalis.adapter import ep_sparql_file, swipl_executable
+    from rsp_adapter_etalis.shim import DRIVER_PL, prolog_term, quote_atom
 
     from rsp_sdk.engine import ProvisionCache
 
-    adapter = JtalisAdapter()
+    adapter = EtalisAdapter()
     missing = adapter.missing_artifacts()
     if missing:
-        return [Result("engines.jtalis", 0, "skipped", note="; ".join(missing))]
+        return [Result("engines.etalis", 0, "skipped", note="; ".join(missing))]
     table, batches, spec = _inputs()
     n = table.num_rows
     with tempfile.TemporaryDirectory() as tmp_s:
@@ -191,7 +196,7 @@ def jtalis() -> list[Result]:
         rendered = json.loads(adapter.render(spec))
         manifest = adapter.manifest()
         assert manifest is not None
-        root = ProvisionCache().engine_dir("jtalis") / "artifacts" / manifest.artifacts[0].file
+        root = ProvisionCache().engine_dir("etalis") / "artifacts" / manifest.artifacts[0].file
         events = ",".join(
             f"e({prolog_term(s)},{prolog_term(p)},{prolog_term(o)},{t})"
             for t, s, p, o in zip(
@@ -233,12 +238,45 @@ def jtalis() -> list[Result]:
     rate, peer = n / seconds, n / alone
     return [
         Result(
-            "engines.jtalis.adapter",
+            "engines.etalis.adapter",
             rate,
             "triples/s",
             target="ETALIS alone (driver.pl fed the same push term)",
             ratio=rate / peer,
             note=f"{n} triples, {rows} result rows; alone: {peer:,.0f} triples/s",
+        )
+    ]
+
+
+@bench("engines.jtalis")
+def jtalis() -> list[Result]:
+    """JTALIS through Java vs ETALIS direct: same rules, same stream, both adapters end to end."""
+    from rsp_adapter_etalis import EtalisAdapter
+    from rsp_adapter_jtalis import JtalisAdapter
+
+    missing = JtalisAdapter().missing_artifacts() + EtalisAdapter().missing_artifacts()
+    if missing:
+        return [Result("engines.jtalis", 0, "skipped", note="; ".join(missing))]
+    table, batches, spec = _inputs()
+    n = table.num_rows
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        j_seconds, j_rows = _through_adapter(
+            JtalisAdapter(), spec, batches, tmp / "jtalis", runtime="jpype"
+        )
+        e_seconds, e_rows = _through_adapter(EtalisAdapter(), spec, batches, tmp / "etalis")
+    rate, peer = n / j_seconds, n / e_seconds
+    return [
+        Result(
+            "engines.jtalis.vs_etalis",
+            rate,
+            "triples/s",
+            target="the etalis adapter (ETALIS direct, subprocess) on the same stream and query",
+            ratio=rate / peer,
+            note=(
+                f"{n} triples; jtalis (jpype) {j_rows} rows, etalis {e_rows} rows; "
+                f"ETALIS direct: {peer:,.0f} triples/s; ratio = JTALIS / ETALIS direct"
+            ),
         )
     ]
 

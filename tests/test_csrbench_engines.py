@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from rsp_sdk.images.client import docker_unavailable
 from tests.conftest import REPO, run_rsp
-from tests.test_jtalis import etalis_missing
+from tests.test_etalis import etalis_missing
 from tests.test_rspjs import rspjs_missing
 
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
@@ -69,12 +70,20 @@ def run_and_check(
     return result
 
 
-def csrbench(rsp_exe: list[str], engine: str, shared_data: Path, tmp: Path) -> dict[str, Any]:
+def csrbench(
+    rsp_exe: list[str],
+    engine: str,
+    shared_data: Path,
+    tmp: Path,
+    runtimes: list[str] | None = None,
+) -> dict[Any, Any]:
+    """Verdicts by query, or by (query, runtime) when ``runtimes`` are given."""
     proc = run_rsp(
         rsp_exe,
         "csrbench",
         "-e",
         engine,
+        *[arg for r in runtimes or [] for arg in ("-r", r)],
         "--data",
         shared_data / "dellaglio+csrbench-oracle" / "data",
         "-o",
@@ -83,6 +92,8 @@ def csrbench(rsp_exe: list[str], engine: str, shared_data: Path, tmp: Path) -> d
         check=False,
     )
     assert proc.returncode in (0, 1), proc.stderr
+    if runtimes:
+        return {(v["query"], v["runtime"]): v for v in json.loads(proc.stdout)}
     return {v["query"]: v for v in json.loads(proc.stdout)}
 
 
@@ -107,34 +118,58 @@ def test_rspjs_answers_csrbench_q1_to_q7_correctly(
     }
 
 
-def test_jtalis_answers_csrbench_as_documented(
+# ETALIS' verdicts (docs/engines/etalis.md); JTALIS runs the same rules through its Java API
+# and must give the same ones on every runtime that carries it (docs/engines/jtalis.md)
+ETALIS_VERDICTS = {
+    "q1": ("correct", 0, 15),
+    "q2": ("correct", 0, 15),
+    "q3": ("correct", 0, 12),
+    "q4": ("unsupported", None, 0),  # AVG: EP-SPARQL has no aggregates
+    "q5": ("correct", -4000, 15),
+    "q6": ("no output", None, 0),  # the self-join never fires (docs/engines/etalis.md)
+    "q7": ("unsupported", None, 0),  # a join of patterns sharing no variable
+}
+
+
+def test_etalis_answers_csrbench_as_documented(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
     reason = etalis_missing()
     if reason:
         pytest.skip(reason)
-    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path)
+    verdicts = csrbench(rsp_exe, "etalis", shared_data, tmp_path)
     got = {q: (v["state"], v["t0"], v["relations"]) for q, v in verdicts.items()}
-    assert got == {
-        "q1": ("correct", 0, 15),
-        "q2": ("correct", 0, 15),
-        "q3": ("correct", 0, 12),
-        "q4": ("unsupported", None, 0),  # AVG: EP-SPARQL has no aggregates
-        "q5": ("correct", -4000, 15),
-        "q6": ("no output", None, 0),  # the self-join never fires (docs/engines/jtalis.md)
-        "q7": ("unsupported", None, 0),  # a join of patterns sharing no variable
-    }
+    assert got == ETALIS_VERDICTS
 
 
-def test_jtalis_csrbench_q1_is_correct(
+@pytest.mark.slow
+@pytest.mark.timeout(2400)  # 3 runtimes × 7 queries + 15 oracle judgements: ~15 min on 2 cores
+def test_jtalis_gives_etalis_verdicts_on_every_jvm_runtime(
+    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    reason = etalis_missing("jtalis")
+    if reason:
+        pytest.skip(reason)
+    runtimes = ["jpype", "py4j"] + ([] if docker_unavailable() else ["docker"])
+    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path, runtimes=runtimes)
+    for runtime in runtimes:
+        got = {
+            q: (v["state"], v["t0"], v["relations"])
+            for (q, r), v in verdicts.items()
+            if r == runtime
+        }
+        assert got == ETALIS_VERDICTS, runtime
+
+
+def test_etalis_csrbench_q1_is_correct(
     csrbench_stream: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
     reason = etalis_missing()
     if reason:
         pytest.skip(reason)
-    from rsp_adapter_jtalis import PROFILE
+    from rsp_adapter_etalis import PROFILE
 
-    result = run_and_check(rsp_exe, "jtalis", PROFILE, "q1", csrbench_stream, tmp_path)
+    result = run_and_check(rsp_exe, "etalis", PROFILE, "q1", csrbench_stream, tmp_path)
     # one report per observation completing the 4-pattern join with a value above 80
     assert (result["events"], result["rows"]) == (15, 15)
     assert result["correct"] is True, result

@@ -303,7 +303,7 @@ def test_missing_file_or_wrong_kind_adds_nothing(lab: Path, tmp_path: Path) -> N
     """A missing file among real ones, a jar for ETALIS' folder, a folder for a jar: one
     message each (the CLI prints it and exits 2), and none of the other files is copied."""
     from rsp_adapter_cqels import CqelsAdapter
-    from rsp_adapter_jtalis import JtalisAdapter
+    from rsp_adapter_etalis import EtalisAdapter
     from rsp_adapter_sparqlstream import SparqlStreamAdapter
 
     cache = ProvisionCache(tmp_path / "cache")
@@ -312,7 +312,7 @@ def test_missing_file_or_wrong_kind_adds_nothing(lab: Path, tmp_path: Path) -> N
     etalis, jar = lab / "jtalis" / "etalis", lab / "cqels" / "cqels.jar"
     cases = [
         (SparqlStreamAdapter(), [s / "morph-core-1.0.7.jar", gone], f"{gone}: no such file"),
-        (JtalisAdapter(), [jar], f"{jar}: engine jtalis: etalis is a folder, this is a file"),
+        (EtalisAdapter(), [jar], f"{jar}: engine etalis: etalis is a folder, this is a file"),
         (
             CqelsAdapter(),
             [etalis],

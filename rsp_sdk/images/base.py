@@ -40,6 +40,7 @@ from rsp_sdk.errors import RspError
 from rsp_sdk.images.client import LABEL, docker_client
 from rsp_sdk.images.lock import (
     BASE_REPOSITORY,
+    FILE_MTIME,
     RECIPE_VERSION,
     BaseLock,
     LockDrift,
@@ -297,7 +298,7 @@ def _build(
             "tar",
             "--sort=name",
             "--numeric-owner",
-            "--mtime=@0",
+            f"--mtime=@{FILE_MTIME}",
             "--clamp-mtime",
             "--exclude=./dev/*",
             "--exclude=./proc/*",

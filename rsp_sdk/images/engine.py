@@ -31,7 +31,7 @@ from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.errors import RspError
 from rsp_sdk.images.base import find_image, images_home
 from rsp_sdk.images.client import LABEL, docker_client
-from rsp_sdk.images.lock import BaseLock, containers_dir, load_lock
+from rsp_sdk.images.lock import FILE_MTIME, BaseLock, containers_dir, load_lock
 from rsp_sdk.runtime.base import JvmDriver
 from rsp_sdk.runtime.bridge import bridge_classpath, file_lock, py4j_version
 
@@ -178,7 +178,7 @@ def plan_engine_image(
 
 
 def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:
-    info.mtime = 0
+    info.mtime = FILE_MTIME  # not 0: see rsp_sdk.images.lock.FILE_MTIME
     info.uid = info.gid = 0
     info.uname = info.gname = ""
     info.mode = 0o755 if info.isdir() or info.mode & 0o111 else 0o644

@@ -28,7 +28,12 @@ from rsp_sdk.errors import InputError, RspError
 
 # Bump when the way the rootfs is assembled (user, folders, cleanup, image config) changes:
 # images built by older code then no longer match the digest and are rebuilt.
-RECIPE_VERSION = 2
+RECIPE_VERSION = 3
+FILE_MTIME = 1_686_355_200
+"""The fixed mtime (2023-06-10, Debian 12's release) every file of our images gets instead of the
+build time, so builds are reproducible. Not 0: SWI-Prolog (the jtalis image) takes a source file
+with mtime 0 for one it has not loaded yet, and loading its library then recurses until the C
+stack overflows (RECIPE_VERSION 2 used 0)."""
 BASE_REPOSITORY = "rsp-base"
 LOCK_HEADER = (
     "# The pinned Debian root filesystem under every rsp-sdk engine image (containers/base).\n"

@@ -1,7 +1,9 @@
-"""JTALIS/ETALIS through its adapter, for real: the user-supplied ETALIS sources on Debian's
-SWI-Prolog (``swipl --traditional``), behind the JSON-lines shim.
+"""ETALIS through both of its adapters, for real: the user-supplied ETALIS sources on Debian's
+SWI-Prolog (``swipl --traditional``), behind the JSON-lines shim (``etalis``, subprocess runtime)
+and through JTALIS' Java API (``jtalis``, on the JVM runtimes). Every engine test runs on each,
+so the two adapters are held to the same answers (docs/engines/jtalis.md).
 
-The LSBench-style pattern table in docs/engines/jtalis.md is this file's ``PATTERNS``: each one
+The LSBench-style pattern table in docs/engines/etalis.md is this file's ``PATTERNS``: each one
 is rendered, run on ETALIS, and its output compared with SPARQL's answer over the same data
 (rdflib), or its refusal checked. Without the ETALIS sources (CI) every engine test skips with
 the provisioning message; the rendering tests always run.
@@ -24,27 +26,38 @@ from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineError
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
 
+etalis = pytest.importorskip(
+    "rsp_adapter_etalis",
+    reason="the ETALIS adapter is not installed (pip install -e adapters/etalis)",
+)
 jtalis = pytest.importorskip(
     "rsp_adapter_jtalis",
     reason="the JTALIS adapter is not installed (pip install -e adapters/jtalis)",
 )
+EtalisAdapter = etalis.EtalisAdapter
 JtalisAdapter = jtalis.JtalisAdapter
-render_ep_sparql = jtalis.render_ep_sparql
+render_ep_sparql = etalis.render_ep_sparql
+ADAPTERS = {"etalis": EtalisAdapter, "jtalis": JtalisAdapter}
+# (adapter, runtime) pairs every engine test runs on; docker is left to the conformance kit and
+# CSRBench (one container per session would make this file slow)
+ENGINES = [("etalis", "subprocess"), ("jtalis", "jpype"), ("jtalis", "py4j")]
 
 EX = "http://ex.org/"
 S, W, KB = f"{EX}stream", f"{EX}w", f"{EX}kb"
 INT = "http://www.w3.org/2001/XMLSchema#integer"
 
 
-def etalis_missing() -> str | None:
-    """Why ETALIS cannot run here, in the words the user needs (None: it can)."""
-    adapter = JtalisAdapter()
+def etalis_missing(name: str = "etalis") -> str | None:
+    """Why adapter ``name`` cannot run here, in the words the user needs (None: it can)."""
+    adapter = ADAPTERS[name]()
     try:
         ProvisionCache().require(adapter.manifest())
     except MissingArtifact as exc:
         return str(exc)
     if shutil.which("swipl") is None:
         return "swipl is not on PATH: ETALIS needs SWI-Prolog (apt-get install swi-prolog-nox)"
+    if name == "jtalis" and shutil.which("javac") is None:
+        return "javac is not on PATH: the jtalis glue is compiled with a JDK 17"
     return None
 
 
@@ -163,13 +176,17 @@ def sparql_answer(spec: QuerySpec, static: bool) -> list[tuple[str | None, ...]]
     )
 
 
-@pytest.fixture
-def engine(etalis_ready: None, tmp_path: Path) -> Iterator[Any]:
+@pytest.fixture(params=ENGINES, ids=[f"{a}@{r}" for a, r in ENGINES])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    name, runtime = request.param
+    reason = etalis_missing(name)
+    if reason:
+        pytest.skip(reason)
     opened: list[tuple[EngineSession, TreeWatch]] = []
 
     def open_(config: dict[str, Any] | None = None) -> Any:
-        session = JtalisAdapter().open(
-            get_runtime("subprocess"), tmp_path / f"e{len(opened)}", config=config or {}
+        session = ADAPTERS[name]().open(
+            get_runtime(runtime), tmp_path / f"e{len(opened)}", config=config or {}
         )
         watch = TreeWatch(session.pid)
         watch.observe()
@@ -304,20 +321,20 @@ def test_engine_errors_come_back_with_etalis_messages(engine: Any) -> None:
 
 
 def test_missing_etalis_message(tmp_path: Path) -> None:
-    adapter = JtalisAdapter()
+    adapter = EtalisAdapter()
     empty = ProvisionCache(tmp_path / "cache")
     with pytest.raises(MissingArtifact) as info:
         adapter.driver(empty)
     msg = str(info.value)
     assert "https://github.com/sspider/etalis" in msg
-    assert "rsp engines add jtalis /path/to/etalis" in msg
+    assert "rsp engines add etalis /path/to/etalis" in msg
 
 
 # ---- the conformance kit ---------------------------------------------------------------------------
 
 
-class TestJtalisConformance(AdapterConformance):
-    adapter = JtalisAdapter()
+class TestEtalisConformance(AdapterConformance):
+    adapter = EtalisAdapter()
     # ETALIS processes ~7 000 events/s: a smaller stream keeps the suite quick
     scenario = Scenario(triples=6_000, span_ms=3_000, batch_size=2_000)
 
@@ -337,11 +354,74 @@ def test_engines_add_records_the_folder_and_names_what_is_wrong(
     (folder / "src").mkdir(parents=True)
     (folder / "src" / "etalis.P").write_text("% not the real thing\n")
     cache = tmp_path / "cache"
-    proc = run_rsp(rsp_exe, "engines", "add", "jtalis", folder, "--cache", cache, "--json")
+    proc = run_rsp(rsp_exe, "engines", "add", "etalis", folder, "--cache", cache, "--json")
     (record,) = json.loads(proc.stdout)["artifacts"]
     assert record["file"] == "etalis" and record["verified"] is False
     assert len(record["sha256"]) == 64
     if shutil.which("swipl") is None:
         return
     with pytest.raises(Exception, match=r"has no src/ep_sparql/ep_sparql\.P"):
-        JtalisAdapter().driver(ProvisionCache(cache))
+        EtalisAdapter().driver(ProvisionCache(cache))
+
+
+class TestJtalisConformance(AdapterConformance):
+    """The same kit on JTALIS, on every JVM runtime (jpype, py4j, docker)."""
+
+    adapter = JtalisAdapter()
+    # JTALIS runs one InterProlog round trip per event (~200 events/s): a small stream
+    scenario = Scenario(triples=1_500, span_ms=3_000, batch_size=500)
+
+    @pytest.fixture
+    def rsp_cache(self) -> Any:
+        reason = etalis_missing("jtalis")
+        if reason:
+            pytest.skip(reason)
+        return None
+
+
+def test_jtalis_classpath_takes_the_shared_prolog_not_the_etalis_demo_jars() -> None:
+    reason = etalis_missing("jtalis")
+    if reason:
+        pytest.skip(reason)
+    from rsp_adapter_etalis.common import PROLOG_DIR
+
+    driver = JtalisAdapter().driver()
+    names = [p.name for p in driver.classpath]
+    assert PROLOG_DIR in driver.classpath
+    assert "interprolog-swi9.jar" in names and "interprolog.jar" not in names
+    assert "jpl.jar" not in names
+
+
+@pytest.mark.parametrize("runtime", ["jpype", "py4j"])
+def test_jtalis_reports_a_dead_swipl_at_once_and_leaves_nothing(
+    runtime: str, tmp_path: Path
+) -> None:
+    """swipl is the JVM's child: when it dies, the next push fails within seconds with its exit
+    (not after the end-of-batch marker's timeout), and close leaves no process behind."""
+    import time
+
+    import psutil
+
+    reason = etalis_missing("jtalis")
+    if reason:
+        pytest.skip(reason)
+    session = JtalisAdapter().open(get_runtime(runtime), tmp_path / "e")
+    watch = TreeWatch(session.pid)
+    watch.observe()
+    try:
+        session.register_stream(S)
+        body, _ = PATTERNS["join"]
+        session.register_query(pattern_spec("join", body))
+        session.push(S, TripleBatch.from_triples(STREAM[:2]))
+        (swipl,) = [
+            p for p in psutil.Process(session.pid).children(recursive=True) if p.name() == "swipl"
+        ]
+        swipl.kill()
+        started = time.monotonic()
+        with pytest.raises(EngineError, match="swipl exited"):
+            session.push(S, TripleBatch.from_triples(STREAM[2:]))
+        assert time.monotonic() - started < 30
+    finally:
+        watch.observe()
+        session.close()
+    watch.assert_clean()

@@ -1,4 +1,4 @@
-"""The JTALIS/ETALIS driver program: JSON lines on stdin/stdout (``rsp_sdk.runtime.subprocess``)
+"""The ETALIS-direct driver program: JSON lines on stdin/stdout (``rsp_sdk.runtime.subprocess``)
 on one side, ``swipl --traditional`` running ``driver.pl`` on the other.
 
 Why a shim: ETALIS only runs on SWI-Prolog in ``--traditional`` mode, where SWI's JSON library
@@ -13,7 +13,7 @@ live here, and Prolog sees plain Prolog terms:
   completed it; all results completed by one input event form one result event (one relation:
   ETALIS is event-driven), stamped with CLOCK_MONOTONIC when its line arrived.
 
-Run as ``python -m rsp_adapter_jtalis.shim``; the ETALIS folder and swipl come from the
+Run as ``python -m rsp_adapter_etalis.shim``; the ETALIS folder and swipl come from the
 environment (``RSP_ETALIS_EP_SPARQL``, ``RSP_SWIPL``) set by the adapter. Exits at stdin EOF;
 swipl, reading from our pipe, exits with it.
 """

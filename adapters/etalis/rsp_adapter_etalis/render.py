@@ -2,7 +2,7 @@
 
 EP-SPARQL is not SPARQL with windows: a query is a *complex-event pattern*. What ETALIS' parser
 and compiler (src/ep_sparql/*.P at 84d5dc13) really accept, found by running them
-(docs/engines/jtalis.md):
+(docs/engines/etalis.md); both the ``etalis`` and the ``jtalis`` adapter use it:
 
 * ``SELECT ?a ?b WHERE { t1 } AND { t2 } … FILTER (e1 && e2)`` — every stream triple pattern is
   an atomic event pattern; a join of patterns is ``AND`` (a plain ``{ t1 . t2 }`` block compiles
@@ -41,9 +41,9 @@ _RELATIONAL = {"<": "<", ">": ">", "<=": "<=", ">=": ">=", "!=": "!="}
 class RenderError(UnsupportedQuery):
     """The query needs something EP-SPARQL cannot express (names the construct)."""
 
-    def __init__(self, query: str, what: str, feature: Feature | None = None) -> None:
+    def __init__(self, engine: str, query: str, what: str, feature: Feature | None = None) -> None:
         super().__init__(
-            "jtalis",
+            engine,
             query,
             frozenset({feature}) if feature else frozenset(),
             reason=f"EP-SPARQL cannot express {what}",
@@ -62,15 +62,16 @@ class _Pattern:
 
 
 class _Renderer:
-    def __init__(self, spec: QuerySpec) -> None:
+    def __init__(self, spec: QuerySpec, engine: str) -> None:
         self.spec = spec
+        self.engine = engine
         self.windows = {w.name for w in spec.windows}
         self.window_graphs = bool(getattr(spec, "window_graphs", False)) or self._has_window_graph()
         self.fresh = 0
         self.out = _Pattern()
 
     def fail(self, what: str, feature: Feature | None = None) -> RenderError:
-        return RenderError(self.spec.name, what, feature)
+        return RenderError(self.engine, self.spec.name, what, feature)
 
     def _has_window_graph(self) -> bool:
         return any(f"<{w}>" in self.spec.sparql for w in self.windows)
@@ -289,7 +290,7 @@ class _Renderer:
         }
 
 
-def render_ep_sparql(spec: QuerySpec) -> str:
+def render_ep_sparql(spec: QuerySpec, engine: str = "etalis") -> str:
     """The rendering the driver registers: JSON with the EP-SPARQL text, the projected variables
     and the WITHIN window in milliseconds."""
-    return json.dumps(_Renderer(spec).render(), ensure_ascii=False)
+    return json.dumps(_Renderer(spec, engine).render(), ensure_ascii=False)

@@ -1,0 +1,82 @@
+"""The ETALIS-direct adapter (``etalis``): EP-SPARQL on SWI-Prolog, driven through ``shim.py``.
+
+It runs ETALIS' ``src/ep_sparql/ep_sparql.P`` in ``swipl --traditional`` behind a small Python
+program speaking the JSON-lines protocol (``subprocess`` runtime), with no Java in between. The
+``jtalis`` adapter runs the same ETALIS sources and the same rules through JTALIS' Java API on
+the JVM runtimes; comparing the two is the point of keeping both. The ETALIS sources are
+user-supplied (``rsp engines add etalis DIR``); see docs/engines/etalis.md for what was
+established by running it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from rsp_adapter_etalis.common import CAPABILITIES, EP_SPARQL, PROFILE
+from rsp_adapter_etalis.render import render_ep_sparql
+from rsp_sdk.engine import BaseAdapter, MissingArtifact, ProvisionCache
+from rsp_sdk.errors import RspError
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.runtime.base import DriverSpec, ProcessDriver
+
+HERE = Path(__file__).resolve().parent
+
+
+def swipl_executable() -> str:
+    """``$RSP_SWIPL`` or ``swipl`` on PATH."""
+    swipl = os.environ.get("RSP_SWIPL") or shutil.which("swipl")
+    if not swipl:
+        raise MissingArtifact(
+            "ETALIS runs on SWI-Prolog: `swipl` is not on PATH (Debian: apt-get install "
+            "swi-prolog-nox; or set RSP_SWIPL to the swipl executable)"
+        )
+    return swipl
+
+
+def ep_sparql_file(root: Path) -> Path:
+    """``src/ep_sparql/ep_sparql.P`` under the supplied folder (etalis/, its parent, or src/)."""
+    for base in (root, root / "etalis", root.parent):
+        candidate = base / EP_SPARQL
+        if candidate.is_file():
+            return candidate
+    if (root / "ep_sparql" / "ep_sparql.P").is_file():
+        return root / "ep_sparql" / "ep_sparql.P"
+    raise RspError(
+        f"the ETALIS folder {root} has no {EP_SPARQL}: add the etalis/ folder of "
+        "https://github.com/sspider/etalis (rsp engines add etalis /path/to/etalis)"
+    )
+
+
+class EtalisAdapter(BaseAdapter):
+    name = "etalis"
+    version = "84d5dc13"
+    profile = PROFILE
+    capabilities = CAPABILITIES
+    driver_kind = "process"
+    manifest_path = HERE / "etalis.toml"
+
+    def render(self, query: QuerySpec) -> str:
+        return render_ep_sparql(query, self.name)
+
+    def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:
+        missing = super().missing_artifacts(cache)
+        if not (os.environ.get("RSP_SWIPL") or shutil.which("swipl")):
+            missing.append("swipl (Debian: apt-get install swi-prolog-nox)")
+        return missing
+
+    def driver(self, cache: ProvisionCache | None = None) -> DriverSpec:
+        manifest = self.manifest()
+        assert manifest is not None
+        cache = cache or ProvisionCache()
+        cache.require(manifest)
+        root = cache.engine_dir(manifest.name) / "artifacts" / manifest.artifacts[0].file
+        return ProcessDriver(
+            argv=[sys.executable, "-u", "-m", "rsp_adapter_etalis.shim"],
+            env={
+                "RSP_SWIPL": swipl_executable(),
+                "RSP_ETALIS_EP_SPARQL": str(ep_sparql_file(root)),
+            },
+        )
