@@ -86,8 +86,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the SDK and on each bundled adapter."""
+    """mypy --strict on the SDK and on each bundled adapter (an adapter may import another's
+    shared module, e.g. jtalis uses etalis' EP-SPARQL renderer: mypy cannot follow setuptools'
+    editable-install finders, so the adapter folders go on MYPYPATH)."""
     _shared_env(session)
+    session.env["MYPYPATH"] = os.pathsep.join(str(a) for a in _adapters())
     _run(session, "mypy", "--strict", "rsp_sdk")
     for adapter in _adapters():
         packages = sorted(p.parent.name for p in adapter.glob("*/__init__.py"))
