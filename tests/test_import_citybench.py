@@ -100,9 +100,7 @@ def test_pollution_row(shared_data: Path, tmp_path: Path) -> None:
     table = _import_one(shared_data, tmp_path, "AarhusPollutionData182955")
     prop = "Property-c779fccb-2989-4e3e-ac14-d88b2a35c7d2"
     ob = f"<{SES}AarhusPollutionObservation-0-AarhusPollutionData182955-L2-{prop}>"
-    expected = _observation(
-        "AarhusPollutionData182955", AUG1 + 300_000, ob, prop, f'"99"{LONG}'
-    )
+    expected = _observation("AarhusPollutionData182955", AUG1 + 300_000, ob, prop, f'"99"{LONG}')
     assert _triples(table) == Counter(expected)
 
 

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
+from typing import TextIO, TypeVar
 
 import pyarrow as pa
 import pyoxigraph as ox
@@ -44,6 +45,7 @@ SAO = "http://purl.oclc.org/NET/sao/"
 CT = "http://www.insight-centre.org/citytraffic#"
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 XSD = "http://www.w3.org/2001/XMLSchema#"
+T = TypeVar("T")
 LOCATION_FOI = (
     "http://iot.ee.surrey.ac.uk/citypulse/datasets/aarhusculturalevents/"
     "culturalEvents_aarhus#context_do63jk2t8c3bjkfb119ojgkhs7"
@@ -76,13 +78,13 @@ TIME_COLUMN = {
 class Payload:
     """One ``ssn:observes`` entry of a service: CityBench's ``type|foi|property`` string."""
 
-    property: str
+    iri: str
     type: str
     foi: str
 
     @property
     def text(self) -> str:
-        return f"{self.type}|{self.foi}|{self.property}"
+        return f"{self.type}|{self.foi}|{self.iri}"
 
 
 def kind_of(path: Path) -> Kind:
@@ -123,7 +125,7 @@ def long_literal(x: int) -> str:
 
 
 def read_payloads(repository: Path) -> dict[str, list[Payload]]:
-    """Service IRI → payloads, by CityBench's own query (``RDFFileManager.extractEventPayloads``)."""
+    """Service IRI → payloads, by CityBench's query (``RDFFileManager.extractEventPayloads``)."""
     store = ox.Store()
     try:
         store.bulk_load(path=str(repository), format=ox.RdfFormat.N3)
@@ -138,7 +140,7 @@ def read_payloads(repository: Path) -> dict[str, list[Payload]]:
             continue
         out.setdefault(row["s"].value, []).append(Payload(row["x"].value, ptype, row["z"].value))
     for payloads in out.values():
-        payloads.sort(key=lambda p: p.property)
+        payloads.sort(key=lambda p: p.iri)
     return out
 
 
@@ -149,7 +151,7 @@ def read_distances(metadata: Path) -> dict[str, int]:
         return {r["REPORT_ID"]: int(r["DISTANCE_IN_METERS"]) for r in rows}
 
 
-def _open(path: Path):  # type: ignore[no-untyped-def]
+def _open(path: Path) -> TextIO:
     try:
         return path.open(newline="", encoding="utf-8")
     except OSError as e:
@@ -164,7 +166,7 @@ class Row:
     line: int
     fields: dict[str, str]
 
-    def get(self, name: str, parse: Callable[[str], object], expected: str) -> object:
+    def get(self, name: str, parse: Callable[[str], T], expected: str) -> T:
         raw = self.fields.get(name)
         try:
             if raw is None:
@@ -179,19 +181,20 @@ class Row:
                 expected=expected,
             ) from None
 
-    def number(self, name: str, parse: Callable[[str], object] = float) -> float:
-        kind = "an integer" if parse is int else "a number"
-        return float(self.get(name, parse, kind))  # type: ignore[arg-type]
+    def number(self, name: str) -> float:
+        """Java's ``Double.parseDouble``."""
+        return self.get(name, float, "a number")
 
     def integer(self, name: str) -> int:
-        return int(self.get(name, int, "an integer"))  # type: ignore[call-overload]
+        """Java's ``Integer.parseInt``."""
+        return self.get(name, int, "an integer")
 
     def time_ms(self, name: str, layout: str) -> int:
         raw = self.fields.get(name) or ""
         # SimpleDateFormat.parse ignores trailing text (parking's ".145" milliseconds)
         head = raw[: len(datetime(2000, 1, 1).strftime(layout))]
         when = self.get(name, lambda _: datetime.strptime(head, layout), f"a time {layout}")
-        return int(when.replace(tzinfo=UTC).timestamp() * 1000)  # type: ignore[attr-defined]
+        return int(when.replace(tzinfo=UTC).timestamp() * 1000)
 
 
 def traffic_value(row: Row, payload: Payload, distance: int) -> str | None:
@@ -264,7 +267,7 @@ OB_ID = {
 def observation_iri(kind: Kind, row: Row, payload: Payload) -> str:
     """Deterministic stand-in for CityBench's ``defaultPrefix + obId + UUID.randomUUID()``."""
     ob_id = OB_ID[kind].format(_id=row.fields.get("_id", ""))
-    local = payload.property.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+    local = payload.iri.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
     return f"<{SES}{ob_id}-{row.path.stem}-L{row.line}-{local}>"
 
 
@@ -303,7 +306,7 @@ def annotate_sensor_row(
         obs = observation_iri(kind, row, payload)
         out.add(service, t, obs, RDF_TYPE, OBSERVATION)
         out.add(service, t, obs, OBSERVED_BY, stream)
-        out.add(service, t, obs, OBSERVED_PROPERTY, f"<{payload.property}>")
+        out.add(service, t, obs, OBSERVED_PROPERTY, f"<{payload.iri}>")
         value: str | None
         if kind is Kind.TRAFFIC:
             value = traffic_value(row, payload, distance)
@@ -322,7 +325,7 @@ def annotate_location_row(row: Row, t: int, service: str, payload: Payload, out:
     """``CSPARQLLocationStream``: ``user|lat,lon`` → an observation with a coordinates node."""
     raw = row.fields["raw"]
     try:
-        user, coordinates = raw.split("|", 1)
+        _user, coordinates = raw.split("|", 1)
         lat_text, lon_text = coordinates.split(",")[:2]
         lat, lon = float(lat_text), float(lon_text)
     except ValueError:
@@ -338,7 +341,7 @@ def annotate_location_row(row: Row, t: int, service: str, payload: Payload, out:
     out.add(service, t, obs, RDF_TYPE, OBSERVATION)
     out.add(service, t, node, f"<{CT}hasLatitude>", double_literal(lat))
     out.add(service, t, node, f"<{CT}hasLongitude>", double_literal(lon))
-    out.add(service, t, obs, OBSERVED_PROPERTY, f"<{payload.property}>")
+    out.add(service, t, obs, OBSERVED_PROPERTY, f"<{payload.iri}>")
     out.add(service, t, obs, OBSERVED_BY, f"<{service}>")
     out.add(service, t, obs, f"<{SSN}featureOfInterest>", f"<{LOCATION_FOI}>")
     out.add(service, t, obs, HAS_VALUE, node)
@@ -432,8 +435,9 @@ def read_citybench(
 
     ``dataset`` defaults to ``../dataset`` of the first file's folder (CityBench's layout). The
     user location stream, which has no time, starts when the last of the other files imported
-    with it starts (CityBench starts every stream of a query together; 0 alone) and advances ``interval_ms`` per line. Returns the table and
-    its provenance parameters (files, dataset, interval, origin, rows skipped per file).
+    with it starts (CityBench starts every stream of a query together; 0 alone) and advances
+    ``interval_ms`` per line. Returns the table and its provenance parameters (files, dataset,
+    interval, origin, rows skipped per file).
     """
     files = stream_files(sources)
     folder = dataset if dataset is not None else files[0].parent.parent / "dataset"
