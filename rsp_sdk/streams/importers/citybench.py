@@ -11,7 +11,7 @@ ssn:observes ?x . ?x a ?type ; ssn:isPropertyOf ?foi``. Per row and payload City
 
 VALUE is chosen by substring tests on ``type|foi|x`` and typed as Jena's ``addLiteral`` types
 the Java value: ``double`` → ``xsd:double`` (Java ``Double.toString`` lexical form), ``int`` →
-``xsd:long``. Differences from CityBench, on purpose (see docs in the module's README section):
+``xsd:long``. Differences from CityBench, on purpose (docs/citybench.md):
 
 * observation IRIs are deterministic (``<obId>-<file stem>-L<line>-<property local name>``)
   instead of ``<obId>`` + ``UUID.randomUUID()``;
