@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.streams.importers.citybench import java_double, read_citybench
 from rsp_sdk.streams.io import read_meta
 from tests.conftest import run_rsp
@@ -227,3 +228,32 @@ def test_missing_reading_is_skipped_and_recorded(shared_data: Path, tmp_path: Pa
     assert len(skipped["AarhusWeatherData0.stream"]) == 22
     rows = 4357 - 22  # data rows of the file minus the skipped ones
     assert table.num_rows == rows * 3 * 4
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "expected"),
+    [
+        ("AarhusTrafficData158505", "2014-08-01T07:55:00", "2014-08-01 07:55:00", "a time"),
+        ("AarhusWeatherData0", "7.4,", "7.4x,", "a number"),
+    ],
+)
+def test_bad_values_name_file_line_and_expected(
+    shared_data: Path, tmp_path: Path, name: str, old: str, new: str, expected: str
+) -> None:
+    path = _copy_head(shared_data, tmp_path / "streams", name, 3)
+    lines = path.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace(old, new, 1)
+    assert lines[2] != path.read_text().splitlines(keepends=True)[2]
+    path.write_text("".join(lines))
+    with pytest.raises(InputError) as err:
+        read_citybench([path], dataset=_dataset(shared_data))
+    assert err.value.path == path
+    assert err.value.line == 3
+    assert expected in str(err.value)
+
+
+def test_unknown_file_name_is_an_input_error(shared_data: Path, tmp_path: Path) -> None:
+    path = tmp_path / "SomethingElse.stream"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(InputError, match="AarhusTrafficData"):
+        read_citybench([path], dataset=_dataset(shared_data))

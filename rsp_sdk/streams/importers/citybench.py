@@ -165,6 +165,10 @@ class Row:
     path: Path
     line: int
     fields: dict[str, str]
+    stem: str = ""
+
+    def __post_init__(self) -> None:
+        self.stem = self.stem or self.path.stem
 
     def get(self, name: str, parse: Callable[[str], T], expected: str) -> T:
         raw = self.fields.get(name)
@@ -190,11 +194,21 @@ class Row:
         return self.get(name, int, "an integer")
 
     def time_ms(self, name: str, layout: str) -> int:
-        raw = self.fields.get(name) or ""
-        # SimpleDateFormat.parse ignores trailing text (parking's ".145" milliseconds)
-        head = raw[: len(datetime(2000, 1, 1).strftime(layout))]
-        when = self.get(name, lambda _: datetime.strptime(head, layout), f"a time {layout}")
-        return int(when.replace(tzinfo=UTC).timestamp() * 1000)
+        """Seconds since the epoch ×1000 of ``yyyy-MM-dd?HH:mm:ss`` read as UTC.
+
+        ``SimpleDateFormat.parse`` ignores trailing text (parking's ".145" milliseconds), so only
+        the first 19 characters count; ``layout`` says which separator the Java pattern has.
+        """
+        sep = "T" if "T" in layout else " "
+
+        def parse(raw: str) -> datetime:
+            head = raw[:19]
+            if len(head) != 19 or head[10] != sep:
+                raise ValueError
+            return datetime.fromisoformat(head)
+
+        when = self.get(name, parse, f"a time {layout}")
+        return int(when.replace(tzinfo=UTC).timestamp()) * 1000
 
 
 def traffic_value(row: Row, payload: Payload, distance: int) -> str | None:
@@ -268,7 +282,7 @@ def observation_iri(kind: Kind, row: Row, payload: Payload) -> str:
     """Deterministic stand-in for CityBench's ``defaultPrefix + obId + UUID.randomUUID()``."""
     ob_id = OB_ID[kind].format(_id=row.fields.get("_id", ""))
     local = payload.iri.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-    return f"<{SES}{ob_id}-{row.path.stem}-L{row.line}-{local}>"
+    return f"<{SES}{ob_id}-{row.stem}-L{row.line}-{local}>"
 
 
 # the reading columns of each kind: a row with one of them empty is a missing reading
@@ -401,14 +415,14 @@ def read_sensor_file(path: Path, dataset: Dataset, out: Triples) -> list[int]:
     with _open(path) as f:
         if kind is Kind.LOCATION:
             for i, line in enumerate(f):
-                row = Row(path, i + 1, {"raw": line.rstrip("\r\n")})
+                row = Row(path, i + 1, {"raw": line.rstrip("\r\n")}, path.stem)
                 annotate_location_row(row, -1 - i, service, payloads[0], out)
             return []
         reader = csv.DictReader(f)
         distance = 0
         skipped: list[int] = []
         for i, fields in enumerate(reader):
-            row = Row(path, i + 2, fields)
+            row = Row(path, i + 2, fields, path.stem)
             if kind is Kind.TRAFFIC and i == 0:
                 distance = traffic_distance(row, dataset)
             if not annotate_sensor_row(kind, row, service, payloads, distance, out):
