@@ -30,12 +30,23 @@ app = typer.Typer(
 @app.command("import")
 def import_(
     src: Annotated[
-        Path, typer.Argument(metavar="SRC", help="input file (or folder for csrbench-ttl)")
+        list[Path],
+        typer.Argument(
+            help="input file (folder for csrbench-ttl; .stream files or their folder for citybench)",
+        ),
     ],
     fmt: Annotated[StreamFormat, typer.Option("--format", "-f", help="input format")],
     out: Annotated[Path, typer.Option("--output", "-o", help="output Parquet file")],
     interval: Annotated[
-        int | None, typer.Option("--interval", help="ms between data_XX.ttl files (csrbench-ttl)")
+        int | None,
+        typer.Option(
+            "--interval",
+            help="ms between data_XX.ttl files (csrbench-ttl); between user locations (citybench)",
+        ),
+    ] = None,
+    dataset: Annotated[
+        Path | None,
+        typer.Option("--dataset", help="CityBench dataset/ folder (default: ../dataset)"),
     ] = None,
     stream: Annotated[str, typer.Option("--stream", help="IRI naming the stream")] = (
         DEFAULT_STREAM_IRI
@@ -43,11 +54,14 @@ def import_(
     sort: Annotated[bool, typer.Option("--sort", help="accept unsorted input and sort it")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
-    """Import a stream (n3t, csrbench-ttl, trig) or static data (ntriples, turtle) to Parquet."""
+    """Import a stream (n3t, csrbench-ttl, trig, citybench) or static data (ntriples, turtle)."""
     check_output(out, what="a Parquet file path (--output)")
     check_iri(stream, option="--stream")
-    with console.status(f"importing {src} …", spinner="dots"):
-        table, meta = import_any(src, fmt, stream=stream, interval_ms=interval, sort=sort)
+    shown = " ".join(map(str, src))
+    with console.status(f"importing {shown} …", spinner="dots"):
+        table, meta = import_any(
+            src, fmt, stream=stream, interval_ms=interval, sort=sort, dataset=dataset
+        )
         if fmt in STATIC_FORMATS:
             write_static(table, out, meta)
         else:

@@ -7,6 +7,7 @@ the result is the caller's business (``rsp_sdk.streams.io`` writes atomically).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 
@@ -20,6 +21,7 @@ class StreamFormat(StrEnum):
     N3T = "n3t"
     CSRBENCH_TTL = "csrbench-ttl"
     TRIG = "trig"
+    CITYBENCH = "citybench"
     NTRIPLES = "ntriples"
     TURTLE = "turtle"
 
@@ -28,19 +30,36 @@ STATIC_FORMATS = {StreamFormat.NTRIPLES, StreamFormat.TURTLE}
 
 
 def import_any(
-    src: Path,
+    src: Path | Sequence[Path],
     fmt: StreamFormat,
     *,
     stream: str = DEFAULT_STREAM_IRI,
     interval_ms: int | None = None,
     sort: bool = False,
+    dataset: Path | None = None,
 ) -> tuple[pa.Table, StreamMeta]:
-    """Dispatch to the importer for ``fmt``; returns the table and its provenance."""
+    """Dispatch to the importer for ``fmt``; returns the table and its provenance.
+
+    Only ``citybench`` takes several sources (its ``.stream`` files or their folder) and
+    ``dataset`` (CityBench's ``dataset/`` folder); every other format takes one.
+    """
     from rsp_sdk.model.terms import check_iri
-    from rsp_sdk.streams.importers import csrbench, n3t, rdf, trig
+    from rsp_sdk.streams.importers import citybench, csrbench, n3t, rdf, trig
 
     if fmt not in STATIC_FORMATS:
         check_iri(stream, option="--stream")
+    sources = [src] if isinstance(src, Path) else list(src)
+    if fmt is StreamFormat.CITYBENCH:
+        table, cb_params = citybench.read_citybench(
+            sources, dataset=dataset, interval_ms=interval_ms or 1000
+        )
+        meta = StreamMeta(producer=f"import:{fmt.value}", parameters=cb_params)
+        return table, meta
+    if len(sources) != 1:
+        raise InputError(
+            f"{fmt.value} imports one source, got {len(sources)}", expected="one file or folder"
+        )
+    src = sources[0]
     params: dict[str, object] = {"source": str(src), "stream": stream}
     time_unit = 1
     if fmt is StreamFormat.N3T:
