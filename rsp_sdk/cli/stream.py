@@ -32,7 +32,8 @@ def import_(
     src: Annotated[
         list[Path],
         typer.Argument(
-            help="input file (folder for csrbench-ttl; .stream files or their folder for citybench)",
+            metavar="SRC...",
+            help="input file (folder for csrbench-ttl; .stream files or a folder: citybench)",
         ),
     ],
     fmt: Annotated[StreamFormat, typer.Option("--format", "-f", help="input format")],
