@@ -32,7 +32,7 @@ def import_(
     src: Annotated[
         list[Path],
         typer.Argument(
-            metavar="SRC...",
+            metavar="SRC",
             help="input file (folder for csrbench-ttl; .stream files or a folder: citybench)",
         ),
     ],
