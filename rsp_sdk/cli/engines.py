@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.probe import probe_command
 from rsp_sdk.engine.provision import ProvisionCache
 from rsp_sdk.engine.registry import get_adapter, list_adapters
 from rsp_sdk.errors import RspError
@@ -18,6 +19,8 @@ app = typer.Typer(
     help="Engine adapters: list them, fetch their dependencies, add engine artifacts.",
     no_args_is_help=True,
 )
+
+app.command("probe")(probe_command)
 
 CacheOpt = Annotated[
     Path | None,

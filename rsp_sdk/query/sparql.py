@@ -108,7 +108,7 @@ def oxigraph_rejection(sparql: str, base_iri: str = DEFAULT_BASE_IRI) -> str | N
     try:
         # Evaluating on an empty store parses the query and costs nothing else.
         list(cast(ox.QuerySolutions, ox.Store().query(sparql, base_iri=base_iri)))
-    except SyntaxError as exc:
+    except (SyntaxError, RuntimeError) as exc:  # RuntimeError: a custom function (f:timestamp)
         message = " ".join(str(exc).split())
         return message if len(message) <= 300 else message[:297] + "..."
     return None
