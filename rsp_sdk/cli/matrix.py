@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +22,7 @@ from rich.table import Table
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.cli.matrix_tables import (
     COLOURS,
+    coverage_table,
     mismatch_table,
     outcome,
     perf_table,
@@ -164,11 +166,22 @@ def schema_command() -> None:
     emit_json(schema())
 
 
+def _metrics(root: Path) -> list[str]:
+    """The metrics the spec recorded in RESULTS/matrix.json asked for."""
+    marker = root / "matrix.json"
+    if not marker.exists():
+        return []
+    metrics: list[str] = json.loads(marker.read_text()).get("spec", {}).get("metrics", [])
+    return metrics
+
+
 def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
     specs = list(dict.fromkeys(r["spec"] for r in rows))
     for name in specs:
         mine = [r for r in rows if r["spec"] == name]
         console.print(verdict_table(mine, f"{name}: verdicts (t0 ms)"))
+        if "coverage" in _metrics(root):
+            console.print(coverage_table(mine, f"{name}: feature coverage", root))
         console.print(perf_table(mine, f"{name}: performance (medians)"))
         odd = [
             r for r in mine if r["state"] != "ok" or r.get("verdict") in ("incorrect", "no_output")

@@ -105,6 +105,10 @@ class RunRequest(BaseModel):
     poll_interval_s: float = Field(default=0.2, gt=0)
     drain_quiet_s: float = Field(default=2.0, ge=0)
     drain_max_s: float = Field(default=60.0, ge=0)
+    static: list[Path] = Field(
+        default_factory=list,
+        description="static data files, loaded into every graph the query reads (FROM <g>)",
+    )
     flush_ms: int | None = Field(
         default=None,
         description="advance time this far past the last triple (default: "
@@ -252,6 +256,9 @@ def run(
         recorder.engine_started(session.pid, runtime.name)
         for iri in streams:
             session.register_stream(iri)
+        for graph in query.spec.static_graphs if query.spec is not None else []:
+            for data in request.static:
+                session.load_static(graph, data)
         if query.spec is not None:
             session.register_query(query.spec)
         else:
