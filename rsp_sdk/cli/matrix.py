@@ -151,11 +151,20 @@ def run_command(
 @app.command("show")
 def show_command(
     results: Annotated[Path, typer.Argument(help="a results directory of rsp matrix run")],
+    coverage_md: Annotated[
+        bool,
+        typer.Option("--coverage-md", help="print only the feature-coverage table, as Markdown"),
+    ] = False,
 ) -> None:
     """Print the tables of a results directory (reads RESULTS/ only, never runs an engine)."""
     store = Store(results)
     if not store.marker.exists():
         raise InputError("not a matrix results directory (no matrix.json)", path=results)
+    if coverage_md:
+        from rsp_sdk.matrix.coverage import coverage_markdown
+
+        print(coverage_markdown(store.rows(), results), end="")
+        return
     print_tables(results, store.rows())
     console.print(f"results: {results}")
 
