@@ -6,14 +6,15 @@ On rsp-js (subprocess) a handful of features, chosen to land in different classe
 documented in docs/engines/rspjs.md: ``rstream`` (the identity query, judged correct by the
 oracle), ``two_windows`` (our renderer refuses it: rsp-js keeps one window per stream),
 ``timestamp`` (the capability table refuses it: rsp-js has no timestamp function) and
-``group_by`` (rsp-js runs it but its answers diverge from the oracle's). The Python fixture
-engine gives the classification unit its other branches without a network or a JVM.
+``not_exists`` (rsp-js runs it, but a window's answer misses a binding the oracle has). On the
+Python fixture engine the other classes: a query its own parser rejects, and a crash on push.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,7 @@ def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) 
 
     require(get_adapter("rspjs"))
     out = tmp_path_factory.mktemp("functional") / "results"
-    only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=group_by"
-    import subprocess
-
+    only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=not_exists"
     proc = subprocess.run(
         [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only],
         capture_output=True,
@@ -59,14 +58,14 @@ def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) 
 
 def test_rspjs_features_are_classified(rspjs_results: Path) -> None:
     rows = _rows(rspjs_results)
-    assert set(rows) == {"rstream", "two_windows", "timestamp", "group_by"}
+    assert set(rows) == {"rstream", "two_windows", "timestamp", "not_exists"}
     assert rows["rstream"]["outcome"] == Outcome.CORRECT
     assert rows["two_windows"]["outcome"] == Outcome.REFUSED
     assert "one window per stream" in rows["two_windows"]["reason"]
     assert rows["timestamp"]["outcome"] == Outcome.REFUSED
     assert rows["timestamp"]["reason"] == "needs timestamp_function"
-    assert rows["group_by"]["outcome"] == Outcome.WRONG
-    assert rows["group_by"]["divergence"]
+    assert rows["not_exists"]["outcome"] == Outcome.WRONG
+    assert "missing" in rows["not_exists"]["divergence"]
 
 
 def test_coverage_table_is_printed_and_rendered(rsp_exe: list[str], rspjs_results: Path) -> None:
@@ -80,7 +79,7 @@ def test_coverage_table_is_printed_and_rendered(rsp_exe: list[str], rspjs_result
     by_feature = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:]}
     assert "**correct**" in by_feature["rstream"]
     assert "**refused**: needs timestamp_function" in by_feature["timestamp"]
-    assert "**wrong**: relation" in by_feature["group_by"]
+    assert "**wrong**: relation" in by_feature["not_exists"]
 
 
 def test_failed_cells_tell_engine_rejection_from_crash() -> None:
@@ -141,8 +140,6 @@ def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: 
         "PYTHONPATH": str(REPO),
         "RSP_ADAPTERS": "tests.fixtures.adapters:ToyPyAdapter",
     }
-    import subprocess
-
     proc = subprocess.run(
         [*rsp_exe, "matrix", "run", str(_toy_spec(tmp_path)), "-o", str(out)],
         capture_output=True,
