@@ -90,18 +90,30 @@ def cell_reason(row: dict[str, Any], outcome: Outcome) -> str:
 
 Coverage = dict[str, dict[str, tuple[Outcome, str]]]
 
+#: which outcome a feature cell shows when several cells (repetitions, feedings) share it
+SEVERITY = {
+    Outcome.CORRECT: 0,
+    Outcome.NOT_JUDGED: 1,
+    Outcome.UNAVAILABLE: 2,
+    Outcome.REFUSED: 3,
+    Outcome.INTERRUPTED: 4,
+    Outcome.NO_OUTPUT: 5,
+    Outcome.WRONG: 6,
+    Outcome.REJECTED: 7,
+    Outcome.TIMEOUT: 8,
+    Outcome.CRASHED: 9,
+}
+
 
 def coverage(rows: list[dict[str, Any]], root: Path | None = None) -> Coverage:
     """engine@runtime → query → (outcome, reason); several cells of one pair (repetitions,
     feedings) show the worst outcome."""
-    order = list(Outcome)
-    severity = {o: i for i, o in enumerate(reversed(order))}  # correct is the least severe
     out: Coverage = defaultdict(dict)
     for r in rows:
         who = f"{r['engine']}@{r['runtime']}"
         o = row_outcome(r, root)
         seen = out[who].get(r["query"])
-        if seen is None or severity[o] > severity[seen[0]]:
+        if seen is None or SEVERITY[o] > SEVERITY[seen[0]]:
             out[who][r["query"]] = (o, cell_reason(r, o))
     return dict(out)
 
