@@ -6,7 +6,8 @@ On rsp-js (subprocess) a handful of features, chosen to land in different classe
 documented in docs/engines/rspjs.md: ``rstream`` (the identity query, judged correct by the
 oracle), ``two_windows`` (our renderer refuses it: rsp-js keeps one window per stream),
 ``timestamp`` (the capability table refuses it: rsp-js has no timestamp function) and
-``not_exists`` (rsp-js runs it, but a window's answer misses a binding the oracle has). On the
+``two_streams`` (rsp-js runs it, but its windows on the two streams close apart: a badge read
+is joined with a detection of another window). On the
 Python fixture engine the other classes: a query its own parser rejects, and a crash on push.
 """
 
@@ -42,7 +43,7 @@ def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) 
 
     require(get_adapter("rspjs"))
     out = tmp_path_factory.mktemp("functional") / "results"
-    only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=not_exists"
+    only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=two_streams"
     proc = subprocess.run(
         [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only],
         capture_output=True,
@@ -58,14 +59,14 @@ def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) 
 
 def test_rspjs_features_are_classified(rspjs_results: Path) -> None:
     rows = _rows(rspjs_results)
-    assert set(rows) == {"rstream", "two_windows", "timestamp", "not_exists"}
+    assert set(rows) == {"rstream", "two_windows", "timestamp", "two_streams"}
     assert rows["rstream"]["outcome"] == Outcome.CORRECT
     assert rows["two_windows"]["outcome"] == Outcome.REFUSED
     assert "one window per stream" in rows["two_windows"]["reason"]
     assert rows["timestamp"]["outcome"] == Outcome.REFUSED
     assert rows["timestamp"]["reason"] == "needs timestamp_function"
-    assert rows["not_exists"]["outcome"] == Outcome.WRONG
-    assert "missing" in rows["not_exists"]["divergence"]
+    assert rows["two_streams"]["outcome"] == Outcome.WRONG
+    assert "missing" in rows["two_streams"]["divergence"]
 
 
 def test_coverage_table_is_printed_and_rendered(rsp_exe: list[str], rspjs_results: Path) -> None:
@@ -79,7 +80,7 @@ def test_coverage_table_is_printed_and_rendered(rsp_exe: list[str], rspjs_result
     by_feature = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:]}
     assert "**correct**" in by_feature["rstream"]
     assert "**refused**: needs timestamp_function" in by_feature["timestamp"]
-    assert "**wrong**: relation" in by_feature["not_exists"]
+    assert "**wrong**: relation" in by_feature["two_streams"]
 
 
 def test_failed_cells_tell_engine_rejection_from_crash() -> None:
