@@ -352,3 +352,12 @@ def test_csparql_term_conversion(tmp_path: Path) -> None:
             assert got.startswith(want), (direction, value, got)
         else:
             assert got == want, (direction, value, got)
+
+
+def test_csparql_inlined_window_triples_are_separated_from_static_triples() -> None:
+    """Found by the functional suite (static_join): an inlined window BGP followed by a static
+    triple pattern needs a `.` between them, or C-SPARQL's Jena parser rejects the query."""
+    text = """PREFIX ex: <http://ex.org/>
+    SELECT ?m ?f WHERE { GRAPH ex:w { ?m ex:at ?r } ?r ex:onFloor ?f }"""
+    q = spec(text, static=("urn:static",), prefixes={"ex": "http://ex.org/"})
+    assert "WHERE { ?m ex:at ?r . ?r ex:onFloor ?f }" in render_csparql(q)

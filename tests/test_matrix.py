@@ -377,6 +377,7 @@ def test_hung_and_crashing_engines_are_recorded_and_the_matrix_goes_on(
     states = [r["state"] for r in result.rows]
     assert states == ["timeout", "failed", "ok"], [r.get("reason") for r in result.rows]
     assert "simulated crash" in (result.rows[1]["reason"] or "")
+    assert [r["outcome"] for r in result.rows] == ["timeout", "crashed", "not_judged"]
     ok_json = out / "cells" / result.rows[2]["key"] / "cell.json"
     before = ok_json.stat().st_mtime_ns
     again = run_matrix(load_spec(spec_path), spec_path, out, retry_failed=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +22,7 @@ from rich.table import Table
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.cli.matrix_tables import (
     COLOURS,
+    coverage_table,
     mismatch_table,
     outcome,
     perf_table,
@@ -149,11 +151,20 @@ def run_command(
 @app.command("show")
 def show_command(
     results: Annotated[Path, typer.Argument(help="a results directory of rsp matrix run")],
+    coverage_md: Annotated[
+        bool,
+        typer.Option("--coverage-md", help="print only the feature-coverage table, as Markdown"),
+    ] = False,
 ) -> None:
     """Print the tables of a results directory (reads RESULTS/ only, never runs an engine)."""
     store = Store(results)
     if not store.marker.exists():
         raise InputError("not a matrix results directory (no matrix.json)", path=results)
+    if coverage_md:
+        from rsp_sdk.matrix.coverage import coverage_markdown
+
+        print(coverage_markdown(store.rows(), results), end="")
+        return
     print_tables(results, store.rows())
     console.print(f"results: {results}")
 
@@ -164,11 +175,22 @@ def schema_command() -> None:
     emit_json(schema())
 
 
+def _metrics(root: Path) -> list[str]:
+    """The metrics the spec recorded in RESULTS/matrix.json asked for."""
+    marker = root / "matrix.json"
+    if not marker.exists():
+        return []
+    metrics: list[str] = json.loads(marker.read_text()).get("spec", {}).get("metrics", [])
+    return metrics
+
+
 def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
     specs = list(dict.fromkeys(r["spec"] for r in rows))
     for name in specs:
         mine = [r for r in rows if r["spec"] == name]
         console.print(verdict_table(mine, f"{name}: verdicts (t0 ms)"))
+        if "coverage" in _metrics(root):
+            console.print(coverage_table(mine, f"{name}: feature coverage", root))
         console.print(perf_table(mine, f"{name}: performance (medians)"))
         odd = [
             r for r in mine if r["state"] != "ok" or r.get("verdict") in ("incorrect", "no_output")

@@ -129,3 +129,32 @@ def reasons_table(rows: list[dict[str, Any]], title: str) -> Table:
         seen.add((r["state"], why))
         t.add_row(r["label"], f"[{COLOURS.get(outcome(r), 'white')}]{outcome(r)}[/]", why[:300])
     return t
+
+
+def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> Table:
+    """LSBench Table 1 style: feature (query) × engine@runtime, the outcome and its reason."""
+    from rsp_sdk.matrix.coverage import Outcome, coverage
+
+    colours = {
+        Outcome.CORRECT: "green",
+        Outcome.REFUSED: "yellow",
+        Outcome.UNAVAILABLE: "dim",
+        Outcome.NOT_JUDGED: "dim",
+    }
+    table = coverage(rows, root)
+    t = Table(title=title, show_lines=True)
+    t.add_column("feature", no_wrap=True)
+    for e in table:
+        t.add_column(e, overflow="fold")
+    for q in dict.fromkeys(r["query"] for r in rows):
+        cells = []
+        for e in table:
+            got = table[e].get(q)
+            if got is None:
+                cells.append("")
+                continue
+            word, why = got
+            tail = f": {why}" if why else ""
+            cells.append(f"[{colours.get(word, 'red')}]{word.value}[/]{tail}")
+        t.add_row(q, *cells)
+    return t

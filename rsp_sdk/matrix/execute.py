@@ -24,6 +24,7 @@ from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import RspError
+from rsp_sdk.matrix.coverage import classify_run
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.metrics import run_metrics
 from rsp_sdk.matrix.oracle_cache import OracleCache
@@ -137,6 +138,7 @@ def run_cell(
     started = time.monotonic()
     row["started_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     if cell.state in (CellState.REFUSED, CellState.UNAVAILABLE):
+        row["outcome"] = cell.state.value
         store.finish(cell.key, row)
         return row
     store.set_aside(cell.key)
@@ -158,6 +160,8 @@ def run_cell(
                 drain_quiet_s=cell.drain_quiet_s,
                 drain_max_s=cell.drain_max_s,
                 timeouts=_timeouts(cell.timeout_s),
+                # static data goes to the graphs the query reads (FROM <g>); none: not sent
+                static=list(stream.static) if spec.static_graphs else [],
             ),
             adapter=adapter,
         )
@@ -165,6 +169,7 @@ def run_cell(
         run_dir.mkdir(parents=True, exist_ok=True)
         reason = f"{type(exc).__name__}: {exc}"
         row.update(state=CellState.FAILED.value, reason=reason, wall_s=time.monotonic() - started)
+        row["outcome"] = classify_run(row["state"], None, None).value
         store.finish(cell.key, row)
         return row
     state = _state(summary.state, run_dir)
@@ -179,6 +184,7 @@ def run_cell(
     if state is CellState.OK and {"csrbench", "yabench"} & set(cell.metrics):
         row.update(_judge(cell, spec, adapter, stream, run_dir, oracle))
     row["wall_s"] = time.monotonic() - started
+    row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)
     return row
 

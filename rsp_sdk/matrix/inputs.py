@@ -50,10 +50,16 @@ def _build(axis: StreamAxis, base: Path, target: Path) -> None:
                 raise InputError(f"stream {axis.name}: file not found", path=src)
             shutil.copyfile(src, target)
             return
+        if axis.source.format == "trig":  # timestamped graphs, rsp:inStream per graph
+            from rsp_sdk.streams.importers import StreamFormat, import_any
+
+            table, meta = import_any(src, StreamFormat.TRIG, stream=axis.source.stream)
+            write_stream(table, target, meta)
+            return
         if axis.source.format != "csrbench":
             raise InputError(
                 f"stream {axis.name}: unknown import format {axis.source.format!r}",
-                expected="csrbench or parquet",
+                expected="csrbench, trig or parquet",
             )
         if not src.is_dir():
             raise InputError(f"stream {axis.name}: the CSRBench data folder is missing", path=src)

@@ -33,6 +33,7 @@ class Metric(StrEnum):
     YABENCH = "yabench"  # precision / recall / delay per window
     LSBENCH = "lsbench"  # mismatch between every pair of engines
     PERF = "perf"  # rate, time per triple, latency, RSS, heap, CPU, threads, GC
+    COVERAGE = "coverage"  # feature table: engines × queries, outcome and reason per cell
 
 
 class FeedMode(StrEnum):
@@ -53,7 +54,9 @@ class EngineAxis(_Model):
 
 
 class ImportSource(_Model):
-    format: str = Field(description="csrbench (a folder of data_XX.ttl) or parquet")
+    format: str = Field(
+        description="csrbench (a folder of data_XX.ttl), trig (timestamped graphs) or parquet"
+    )
     path: str = Field(description="relative to the spec; ${RSP_SHARED_DATA} is expanded")
     interval_ms: int = Field(default=1000, gt=0, description="csrbench: one graph per interval")
     stream: str = Field(default="http://ex.org/streams/test", description="csrbench: stream IRI")

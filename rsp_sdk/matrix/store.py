@@ -50,6 +50,7 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "state": pa.string(),
     "reason": pa.string(),
     "verdict": pa.string(),
+    "outcome": pa.string(),
     "t0_ms": pa.int64(),
     "divergence": pa.string(),
     "divergence_detail": pa.string(),

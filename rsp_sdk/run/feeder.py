@@ -188,6 +188,8 @@ def _phase(
             items.append((due, order, stream, batch))
     if not afap:
         items.sort(key=lambda x: (x[0] or 0.0, x[3].t_min_ms, x[1]))
+    else:  # as fast as possible, but still in application-time order across streams (stable)
+        items.sort(key=lambda x: (x[3].t_min_ms, x[1]))
     out = [
         PlannedBatch(phase, stream, i, None if due is None else int(due * 1e6), batch)
         for i, (due, _, stream, batch) in enumerate(items)

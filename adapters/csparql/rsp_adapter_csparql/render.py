@@ -91,10 +91,13 @@ def render_csparql(spec: QuerySpec, *, units: tuple[str, ...] = UNITS_097) -> st
     # nothing (only triple patterns, or nothing else in the body but FILTERs), else keep it a group
     alone = sum(1 for i in shape.items if i.kind != "filter") == 1
     body: list[str] = []
-    for item in shape.items:
+    for n, item in enumerate(shape.items):
         if item.kind == "graph" and window_named(spec, item.name) is window:
             inner = " ".join((item.inner or "").split())
             flat = alone or only_triples(inner, spec.prefixes)
+            after = shape.items[n + 1] if n + 1 < len(shape.items) else None
+            if flat and after is not None and after.kind == "triples":  # two blocks: `.` between
+                inner = inner.rstrip(" .") + " ."
             body.append(inner if flat else f"{{ {inner} }}")
         else:
             body.append(" ".join(item.text.split()))

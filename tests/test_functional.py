@@ -1,0 +1,164 @@
+"""The functional suite (``matrix/functional.toml``) through ``rsp matrix run``: every cell gets
+an ``outcome`` (correct, wrong, refused by our renderer, rejected by the engine, crashed, …), and
+the feature-coverage table is printed and renders to Markdown.
+
+On rsp-js (subprocess) a handful of features, chosen to land in different classes for reasons
+documented in docs/engines/rspjs.md: ``rstream`` (the identity query, judged correct by the
+oracle), ``two_windows`` (our renderer refuses it: rsp-js keeps one window per stream),
+``timestamp`` (the capability table refuses it: rsp-js has no timestamp function) and
+``two_streams`` (rsp-js runs it, but its windows on the two streams close apart: a badge read
+is joined with a detection of another window). On the
+Python fixture engine the other classes: a query its own parser rejects, and a crash on push.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rsp_sdk.matrix.coverage import Outcome, classify, coverage_markdown
+from tests.conftest import REPO, run_rsp
+
+SPEC = REPO / "matrix" / "functional.toml"
+
+
+def _rows(out: Path) -> dict[str, dict[str, Any]]:
+    rows = [json.loads(p.read_text()) for p in (out / "cells").glob("*/cell.json")]
+    return {r["query"]: r for r in rows}
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "COLUMNS": "250"}
+
+
+@pytest.fixture(scope="module")
+def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from rsp_sdk.engine.registry import get_adapter
+    from tests.real_engines import require
+
+    require(get_adapter("rspjs"))
+    out = tmp_path_factory.mktemp("functional") / "results"
+    only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=two_streams"
+    proc = subprocess.run(
+        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    (out / "stdout.txt").write_text(proc.stdout)
+    return out
+
+
+def test_rspjs_features_are_classified(rspjs_results: Path) -> None:
+    rows = _rows(rspjs_results)
+    assert set(rows) == {"rstream", "two_windows", "timestamp", "two_streams"}
+    assert rows["rstream"]["outcome"] == Outcome.CORRECT
+    assert rows["two_windows"]["outcome"] == Outcome.REFUSED
+    assert "one window per stream" in rows["two_windows"]["reason"]
+    assert rows["timestamp"]["outcome"] == Outcome.REFUSED
+    assert rows["timestamp"]["reason"] == "needs timestamp_function"
+    assert rows["two_streams"]["outcome"] == Outcome.WRONG
+    assert "missing" in rows["two_streams"]["divergence"]
+
+
+def test_coverage_table_is_printed_and_rendered(rsp_exe: list[str], rspjs_results: Path) -> None:
+    printed = (rspjs_results / "stdout.txt").read_text()
+    assert "functional: feature coverage" in printed
+    shown = run_rsp(rsp_exe, "matrix", "show", rspjs_results)
+    assert "functional: feature coverage" in shown.stdout
+    md = coverage_markdown(list(_rows(rspjs_results).values()))
+    lines = md.splitlines()
+    assert lines[0] == "| feature | rspjs@subprocess |"
+    by_feature = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:]}
+    assert "**correct**" in by_feature["rstream"]
+    assert "**refused**: needs timestamp_function" in by_feature["timestamp"]
+    assert "**wrong**: relation" in by_feature["two_streams"]
+
+
+def test_failed_cells_tell_engine_rejection_from_crash() -> None:
+    """The status.json fields a failed run leaves decide rejected vs crashed (the runner writes
+    them; see rsp_sdk.run.recorder)."""
+    rejected = classify("failed", None, error_type="EngineError", verb="register_query")
+    assert rejected is Outcome.REJECTED
+    assert classify("failed", None, error_type="EngineError", verb="push") is Outcome.CRASHED
+    assert classify("failed", None, error_type="EngineCrashed", verb="push") is Outcome.CRASHED
+    assert classify("failed", None, error_type="UnsupportedQuery") is Outcome.REFUSED
+    assert classify("timeout", None) is Outcome.TIMEOUT
+    assert classify("ok", "no_output") is Outcome.NO_OUTPUT
+    assert classify("ok", "not_judged") is Outcome.NOT_JUDGED
+
+
+UNBOUND = """PREFIX ex: <http://example.org/>
+REGISTER RSTREAM <http://rsp-sdk.org/functional/unbound> AS
+SELECT ?m ?nobody
+FROM NAMED WINDOW <http://rsp-sdk.org/functional/w> ON <http://ex.org/streams/test> [RANGE PT3S STEP PT1S]
+WHERE { WINDOW <http://rsp-sdk.org/functional/w> { ?m ex:detectedAt ?r } }
+"""
+
+
+def _toy_spec(tmp: Path) -> Path:
+    """The functional stream and queries on the Python fixture engine, plus a query it rejects
+    (a projected variable its dialect cannot bind) and the same engine crashing on push."""
+    (tmp / "unbound.rspql").write_text(UNBOUND)
+    fq = REPO / "matrix" / "queries" / "functional"
+    spec = tmp / "toy.toml"
+    spec.write_text(
+        f"""name = "functional-toy"
+metrics = ["csrbench", "coverage"]
+[[engines]]
+name = "toy-py"
+[[engines]]
+name = "toy-py"
+runtimes = ["subprocess"]
+engine_config = {{ crash_on_push = 1 }}
+[[streams]]
+name = "rooms"
+import = {{ format = "trig", path = "{REPO / "matrix" / "functional" / "rooms.trig"}" }}
+[[queries]]
+files = ["{fq / "rstream.rspql"}", "{fq / "group_by.rspql"}", "{fq / "filter.rspql"}",
+         "unbound.rspql"]
+[feeding]
+modes = ["afap"]
+[limits]
+drain_quiet_s = 0.5
+"""
+    )
+    return spec
+
+
+def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    env = {
+        **_env(),
+        "PYTHONPATH": str(REPO),
+        "RSP_ADAPTERS": "tests.fixtures.adapters:ToyPyAdapter",
+    }
+    proc = subprocess.run(
+        [*rsp_exe, "matrix", "run", str(_toy_spec(tmp_path)), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]  # failed and wrong cells
+    rows = [json.loads(p.read_text()) for p in (out / "cells").glob("*/cell.json")]
+    healthy = {r["query"]: r for r in rows if r["reason"] is None or "crash" not in r["reason"]}
+    assert healthy["rstream"]["outcome"] == Outcome.CORRECT
+    assert healthy["group_by"]["outcome"] == Outcome.WRONG  # COUNT(*) over the whole window
+    assert healthy["filter"]["outcome"] == Outcome.REFUSED
+    assert healthy["filter"]["reason"] == "needs filter"
+    assert healthy["unbound"]["outcome"] == Outcome.REJECTED
+    assert "?nobody is not in the pattern" in healthy["unbound"]["reason"]
+    crashed = [r for r in rows if r["reason"] and "simulated crash" in r["reason"]]
+    assert {r["query"] for r in crashed} == {"rstream", "group_by"}
+    assert {r["outcome"] for r in crashed} == {Outcome.CRASHED}
+    assert "functional-toy: feature coverage" in proc.stdout
