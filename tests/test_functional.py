@@ -162,3 +162,15 @@ def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: 
     assert {r["query"] for r in crashed} == {"rstream", "group_by"}
     assert {r["outcome"] for r in crashed} == {Outcome.CRASHED}
     assert "functional-toy: feature coverage" in proc.stdout
+    # the report's coverage table shows the same classification (worst outcome per box)
+    run_rsp(rsp_exe, "report", out, "-o", tmp_path / "report")
+    table = (tmp_path / "report" / "tables" / "coverage.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| toy-py@subprocess"))
+    cells = [c.strip() for c in row.strip("|").split("|")][1:]
+    header = [c.strip() for c in table.splitlines()[0].strip("|").split("|")][1:]
+    assert dict(zip(header, cells, strict=True)) == {
+        "rstream": "crashed",
+        "group_by": "crashed",
+        "filter": "refused",
+        "unbound": "rejected",
+    }

@@ -1,8 +1,9 @@
-"""Feature coverage: which engine@runtime accepted which query, and why the others refused.
+"""Feature coverage: what became of each engine@runtime × query, LSBench Table 1 style.
 
-A cell an engine cannot carry (a refused feature, a missing runtime, an engine not provisioned)
-is recorded by the matrix as ``refused``/``unavailable`` with its reason, so this table is the
-LSBench/CSRBench feature table of the engines actually tried.
+Each box is the matrix's outcome word for that pair (``rsp_sdk.matrix.coverage``: correct,
+wrong, no_output, refused, rejected, crashed, …; the worst when repetitions or feedings share a
+box), and the reasons below name the construct refused, the engine's message or the first
+divergence — the same classification `rsp matrix show --coverage-md` prints.
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 import pandas as pd
 from markupsafe import Markup
 
+from rsp_sdk.matrix.coverage import Outcome, coverage
 from rsp_sdk.report.artifacts import Artifacts
 from rsp_sdk.report.results import Results
 from rsp_sdk.report.section import render
-
-NOT_CARRIED = ("refused", "unavailable")
 
 
 class FeatureCoverage:
@@ -23,21 +23,22 @@ class FeatureCoverage:
     order = 40
 
     def render(self, results: Results, out: Artifacts) -> Markup:
-        marks: dict[tuple[str, str], str] = {}
-        reasons: dict[str, str] = {}
-        for c in results.cells:
-            q = c.column.rsplit(" @", 1)[0]
-            if c.state in NOT_CARRIED:
-                marks.setdefault((c.row, q), c.state)
-                if c.reason:
-                    reasons.setdefault(f"{c.row} / {q}", c.reason)
-            else:
-                marks[(c.row, q)] = "✓"
-        rows = sorted({r for r, _ in marks})
-        cols = sorted({q for _, q in marks})
+        rows = [c.model_dump() for c in results.cells]
+        table = coverage(rows, results.root)
+        queries = list(dict.fromkeys(r["query"] for r in rows))
+        engines = sorted(table)
         frame = pd.DataFrame(
-            [[r, *(marks.get((r, q), "") for q in cols)] for r in rows],
-            columns=["engine@runtime", *cols],
+            [
+                [who, *(table[who][q][0].value if q in table[who] else "" for q in queries)]
+                for who in engines
+            ],
+            columns=["engine@runtime", *queries],
         )
-        ref = out.table("coverage", frame, "Queries each engine@runtime accepted (✓) or not")
-        return render("coverage.html.j2", ref=ref, reasons=sorted(reasons.items()))
+        reasons = sorted(
+            (f"{who} / {q}", f"{o.value}: {why}")
+            for who in engines
+            for q, (o, why) in table[who].items()
+            if o is not Outcome.CORRECT and why
+        )
+        ref = out.table("coverage", frame, "Outcome of each query on each engine@runtime")
+        return render("coverage.html.j2", ref=ref, reasons=reasons)
