@@ -5,8 +5,6 @@ passes (rsp-js), one that applies Istream to an Rstream query (the Python fixtur
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from rsp_sdk.model.profile import R2S
@@ -67,20 +65,14 @@ def test_the_python_fixture_passes_r2s_rstream() -> None:
 
 
 def test_rspjs_passes_every_bersys_test() -> None:
-    rspjs = pytest.importorskip(
-        "rsp_adapter_rspjs",
-        reason="the rsp-js adapter is not installed (pip install -e adapters/rspjs)",
-    )
-    from rsp_sdk.engine import ProvisionCache
-    from rsp_sdk.engine.provision import MissingArtifact
+    from rsp_adapter_rspjs import RspJsAdapter
 
-    if shutil.which("node") is None:
-        pytest.skip("node is not on PATH: rsp-js needs Node.js 18+")
-    adapter = rspjs.RspJsAdapter()
-    try:
-        ProvisionCache().require(adapter.manifest())
-    except MissingArtifact as exc:
-        pytest.skip(str(exc))
+    from tests.test_rspjs import rspjs_missing
+
+    reason = rspjs_missing()
+    if reason:
+        pytest.skip(reason)
+    adapter = RspJsAdapter()
     verdicts = run_bersys(adapter, ProbeSettings(runtime="subprocess"))
     assert {v.case: v.passed for v in verdicts} == {
         "r2s_rstream": True,

@@ -10,7 +10,6 @@ independent statement of what the engine does.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -196,20 +195,14 @@ def test_a_bad_engine_config_is_one_clean_error(
 
 
 def test_probe_recovers_the_rspjs_profile() -> None:
-    rspjs = pytest.importorskip(
-        "rsp_adapter_rspjs",
-        reason="the rsp-js adapter is not installed (pip install -e adapters/rspjs)",
-    )
-    from rsp_sdk.engine import ProvisionCache
-    from rsp_sdk.engine.provision import MissingArtifact
+    from rsp_adapter_rspjs import RspJsAdapter
 
-    if shutil.which("node") is None:
-        pytest.skip("node is not on PATH: rsp-js needs Node.js 18+")
-    adapter = rspjs.RspJsAdapter()
-    try:
-        ProvisionCache().require(adapter.manifest())
-    except MissingArtifact as exc:
-        pytest.skip(str(exc))
+    from tests.test_rspjs import rspjs_missing
+
+    reason = rspjs_missing()
+    if reason:
+        pytest.skip(reason)
+    adapter = RspJsAdapter()
     fp = probe_engine(adapter, ProbeSettings(runtime="subprocess"))
     found = values(fp)
     assert found == {

@@ -20,27 +20,12 @@ import pytest
 from markupsafe import escape
 
 from tests.conftest import run_rsp
+from tests.test_rspjs import rspjs_missing
 
 CHROMIUM = Path("/usr/bin/chromium")
 SPEC = Path(__file__).parent / "fixtures" / "report_matrix.toml"
 MATRIX_TIMEOUT_S = 1500  # 6 cells + the oracle: about 2 min on an idle 2-core machine
 pytestmark = pytest.mark.timeout(MATRIX_TIMEOUT_S + 300)
-
-
-def _rspjs_missing() -> str | None:
-    """Why rsp-js cannot run here (None: it can)."""
-    from rsp_sdk.engine.provision import MissingArtifact, ProvisionCache
-    from rsp_sdk.engine.registry import get_adapter
-
-    if shutil.which("node") is None:
-        return "node is not on PATH: rsp-js needs Node.js 18+ (Debian: apt-get install nodejs npm)"
-    try:
-        manifest = get_adapter("rspjs").manifest()
-        if manifest is not None:
-            ProvisionCache().require(manifest)
-    except (MissingArtifact, LookupError) as exc:
-        return f"rsp-js is not provisioned (rsp engines fetch rspjs): {exc}"
-    return None
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +37,7 @@ def report_results(
 
     ``$RSP_REPORT_RESULTS`` names a folder that `rsp matrix run` already wrote from this spec
     (the matrix takes minutes on a loaded machine); it is resumed, so it is complete after."""
-    reason = _rspjs_missing()
+    reason = rspjs_missing()
     if reason:
         pytest.skip(reason)
     given = os.environ.get("RSP_REPORT_RESULTS")
