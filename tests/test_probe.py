@@ -174,8 +174,10 @@ def test_cli_prints_the_fingerprint_and_writes_a_profile_the_oracle_loads(
     text = out.read_text()
     assert "# window_bounds: observed: right-closed" in text
     assert "# tick: undecided, declared value kept" in text
-    human = run_rsp(rsp_exe, "engines", "probe", "toy-py")
-    assert "differs: t0 declared at-data, inferred before-data" in human.stdout
+    human = run_rsp(rsp_exe, "engines", "probe", "toy-py", "--engine-config", '{"bounds": "right"}')
+    assert "differs: window_bounds declared left-closed, inferred right-closed" in human.stdout
+    agreeing = run_rsp(rsp_exe, "engines", "probe", "toy-py")
+    assert "no difference from the declared profile" in agreeing.stdout
 
 
 def test_a_bad_engine_config_is_one_clean_error(
