@@ -76,6 +76,9 @@ class BaseAdapter:
     capabilities: Capabilities
     driver_kind: DriverKind
     manifest_path: Path | None = None
+    # a "process" driver whose ProcessDriver declares an image (ProcessImage): the docker
+    # runtime can then carry it too (JVM drivers always can)
+    process_image: bool = False
 
     def render(self, query: QuerySpec) -> str:
         raise NotImplementedError(f"{type(self).__name__} does not render QuerySpecs")

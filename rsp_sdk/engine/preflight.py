@@ -17,7 +17,7 @@ from rsp_sdk.errors import InputError
 
 def check_runnable(adapter: Adapter, runtimes: Sequence[str] | None, cache: Any = None) -> None:
     """``InputError`` if ``adapter`` is not provisioned or a runtime cannot carry its driver."""
-    from rsp_sdk.runtime import runtimes_for
+    from rsp_sdk.runtime import adapter_runtimes
 
     missing = adapter.missing_artifacts(cache)
     if missing:
@@ -25,7 +25,7 @@ def check_runnable(adapter: Adapter, runtimes: Sequence[str] | None, cache: Any 
             f"engine {adapter.name} is not provisioned: missing {', '.join(missing)}",
             expected=f"rsp engines add {adapter.name}",
         )
-    able = runtimes_for(adapter.driver_kind)
+    able = adapter_runtimes(adapter)
     for runtime in runtimes or ():
         if runtime not in able:
             raise InputError(

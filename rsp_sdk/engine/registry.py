@@ -117,7 +117,7 @@ def adapter_profiles() -> dict[str, tuple[str, Profile]]:
 
 
 def describe(adapter: Adapter, cache: Any = None, origin: str = "") -> AdapterInfo:
-    from rsp_sdk.runtime import runtimes_for
+    from rsp_sdk.runtime import adapter_runtimes
 
     try:
         missing = adapter.missing_artifacts(cache)
@@ -128,7 +128,7 @@ def describe(adapter: Adapter, cache: Any = None, origin: str = "") -> AdapterIn
         version=adapter.version,
         origin=origin,
         driver_kind=adapter.driver_kind,
-        runtimes=runtimes_for(adapter.driver_kind),
+        runtimes=adapter_runtimes(adapter),
         provisioned=not missing,
         missing=missing,
         capabilities=adapter.capabilities.names(),

@@ -31,8 +31,14 @@ from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.errors import RspError
 from rsp_sdk.images.base import find_image, images_home
 from rsp_sdk.images.client import LABEL, docker_client
-from rsp_sdk.images.lock import FILE_MTIME, BaseLock, containers_dir, load_lock
-from rsp_sdk.runtime.base import JvmDriver
+from rsp_sdk.images.lock import (
+    FILE_MTIME,
+    BaseLock,
+    containers_dir,
+    default_lock_path,
+    load_lock,
+)
+from rsp_sdk.runtime.base import JvmDriver, ProcessDriver
 from rsp_sdk.runtime.bridge import bridge_classpath, file_lock, py4j_version
 
 ENGINE_REPOSITORY = "rsp-engine-"
@@ -177,6 +183,72 @@ def plan_engine_image(
     return plan
 
 
+def plan_process_image(spec: ProcessDriver, *, lock: BaseLock | None = None) -> EnginePlan:
+    """The image of a program (``ProcessDriver.image``): the base plus its files, no bridge.
+
+    The packages the program runs on must be in the base lock (``include`` of
+    containers/base/bookworm.lock), so its interpreter is pinned with the rest of the base."""
+    lock = lock or load_lock()
+    if not lock.packages:
+        raise RspError("the base lock has no packages: run rsp images build --update-lock")
+    image = spec.image
+    if image is None:
+        raise RspError(f"the program {spec.argv[:2]} declares no image: it runs on the host only")
+    missing = [p for p in image.packages if p not in lock.packages]
+    if missing:
+        raise RspError(
+            f"{image.engine} runs on Debian package(s) {', '.join(missing)}, which the base lock "
+            f"has not pinned: add them to include = [...] of {default_lock_path()} and run "
+            "rsp images build --update-lock (then commit the lock file)"
+        )
+    entries: list[Entry] = []
+    for f in image.files:
+        if not f.host.exists():
+            raise RspError(f"file {f.host} of {image.engine}'s image does not exist")
+        entries.append(Entry(f.host, f.container, f.sha256 or digest(f.host)))
+    plan = EnginePlan(
+        engine=image.engine,
+        version=image.engine_version,
+        base_tag=lock.tag,
+        base_digest=lock.digest(),
+        entries=entries,
+        bridge=[],
+        bridge_version="",
+        dockerfile=dockerfile_template(),
+    )
+    packages = {p: lock.packages[p] for p in sorted(image.packages)}
+    doc = {
+        "dockerfile": hashlib.sha256(plan.dockerfile).hexdigest(),
+        "base": plan.base_digest,
+        "engine": plan.engine,
+        "version": plan.version,
+        "files": [[e.container, e.sha256] for e in entries],
+    }
+    plan.content_hash = hashlib.sha256(
+        json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    plan.labels = {
+        f"{LABEL}.image": "engine",
+        f"{LABEL}.content-hash": plan.content_hash,
+        f"{LABEL}.engine.name": plan.engine,
+        f"{LABEL}.engine.version": plan.version,
+        f"{LABEL}.engine.files": json.dumps(
+            [{"path": e.container, "sha256": e.sha256} for e in entries]
+        ),
+        f"{LABEL}.engine.packages": " ".join(f"{p}={v}" for p, v in packages.items()),
+        f"{LABEL}.base": plan.base_tag,
+        f"{LABEL}.base.lock-sha256": plan.base_digest,
+    }
+    return plan
+
+
+def plan_image(spec: JvmDriver | ProcessDriver, *, lock: BaseLock | None = None) -> EnginePlan:
+    """The image plan of any driver that can run in a container."""
+    if isinstance(spec, ProcessDriver):
+        return plan_process_image(spec, lock=lock)
+    return plan_engine_image(spec, lock=lock)
+
+
 def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:
     info.mtime = FILE_MTIME  # not 0: see rsp_sdk.images.lock.FILE_MTIME
     info.uid = info.gid = 0
@@ -188,7 +260,7 @@ def _normalise(info: tarfile.TarInfo) -> tarfile.TarInfo:
 def _add(tar: tarfile.TarFile, src: Path, arcname: str) -> None:
     """Add a file or a folder (recursively, sorted) with normalised metadata."""
     tar.add(str(src), arcname=arcname, recursive=False, filter=_normalise)
-    if src.is_dir():
+    if src.is_dir() and not src.is_symlink():
         for child in sorted(src.iterdir(), key=lambda c: c.name):
             _add(tar, child, f"{arcname}/{child.name}")
 
@@ -215,7 +287,7 @@ class EngineImage:
 
 
 def ensure_engine_image(
-    spec: JvmDriver,
+    spec: JvmDriver | ProcessDriver,
     *,
     client: Any = None,
     lock: BaseLock | None = None,
@@ -224,7 +296,7 @@ def ensure_engine_image(
 ) -> EngineImage:
     """The image of ``spec`` (found by its content tag, or built now on the existing base)."""
     started = time.monotonic()
-    plan = plan_engine_image(spec, lock=lock)
+    plan = plan_image(spec, lock=lock)
     client = client or docker_client()
     image = None if rebuild else find_image(client, plan.tag)
     if image is None:
@@ -265,7 +337,7 @@ def _build(client: Any, plan: EnginePlan, say: Step) -> None:
             f"the base image {plan.base_tag} is not built: run `rsp images build` "
             "(as root; needs debootstrap and the Debian mirror)"
         )
-    say(f"building {plan.tag} ({len(plan.entries)} classpath entries on {plan.base_tag})")
+    say(f"building {plan.tag} ({len(plan.entries)} files or classpath entries on {plan.base_tag})")
     with tempfile.TemporaryFile(dir=images_home()) as ctx:
         write_context(plan, ctx)
         ctx.seek(0)

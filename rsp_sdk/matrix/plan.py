@@ -200,7 +200,7 @@ class EngineInfo(BaseModel):
 def engine_info(name: str) -> EngineInfo:
     """The adapter, its runtimes, what is not provisioned, its artifact hashes (lock.json)."""
     from rsp_sdk.engine.registry import get_adapter
-    from rsp_sdk.runtime import runtimes_for
+    from rsp_sdk.runtime import adapter_runtimes
 
     try:
         adapter = get_adapter(name)
@@ -222,7 +222,7 @@ def engine_info(name: str) -> EngineInfo:
         name=name,
         adapter=adapter,
         version=adapter.version,
-        runtimes=runtimes_for(adapter.driver_kind),
+        runtimes=adapter_runtimes(adapter),
         missing=missing,
         artifacts=artifacts,
     )

@@ -60,7 +60,28 @@ def get_runtime(name: str, **options: Any) -> Runtime:
         ) from None
 
 
-def runtimes_for(kind: str) -> list[str]:
-    """Names of the runtimes that can carry a driver of ``kind`` ("jvm" or "process")."""
+def runtimes_for(kind: str, *, image: bool = True) -> list[str]:
+    """Names of the runtimes that can carry a driver of ``kind`` ("jvm" or "process").
+
+    ``image=False``: the driver declares no container image (a program that runs on the host
+    only), so runtimes that carry that kind only in an image (``image_kinds``: docker for
+    programs) are left out."""
     _builtin()
-    return sorted(n for n, f in _FACTORIES.items() if kind in f().supports)
+    out = []
+    for name, factory in _FACTORIES.items():
+        runtime = factory()
+        if kind not in runtime.supports:
+            continue
+        if not image and kind in getattr(runtime, "image_kinds", frozenset()):
+            continue
+        out.append(name)
+    return sorted(out)
+
+
+def adapter_runtimes(adapter: Any) -> list[str]:
+    """The runtimes that can carry ``adapter``'s driver: a ``process`` adapter runs in docker
+    only when it declares ``process_image = True`` (its ``ProcessDriver`` has an ``image``)."""
+    kind = adapter.driver_kind
+    return runtimes_for(
+        kind, image=kind != "process" or bool(getattr(adapter, "process_image", False))
+    )

@@ -108,8 +108,53 @@ class JvmDriver(BaseModel):
     )
 
 
+IMAGE_FILES = "/opt/rsp/files"
+"""Where the files a ``ProcessImage`` names are copied to: ``/opt/rsp/files/<name>``."""
+
+
+class ImageFile(BaseModel):
+    """A host file or folder a program needs, copied into its image at ``IMAGE_FILES/<name>``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="name in the image")
+    host: Path = Field(description="the file or folder on the host (provisioning cache, adapter)")
+    sha256: str | None = Field(
+        default=None,
+        description="content key when the caller already has one (e.g. an integrity-checked "
+        "npm install named by its lock's hash): large folders are then not re-hashed at every "
+        "launch; None = hash the file or folder",
+    )
+
+    @property
+    def container(self) -> str:
+        return f"{IMAGE_FILES}/{self.name}"
+
+
+class ProcessImage(BaseModel):
+    """How the ``docker`` runtime carries a ``ProcessDriver``: the Debian packages the program
+    runs on (they must be in the pinned base lock, ``containers/base/bookworm.lock``), the files
+    copied into the image, and the command line and environment *inside* the container (paths
+    under ``IMAGE_FILES``). The image is the base plus these files, tagged by their content."""
+
+    model_config = ConfigDict(frozen=True)
+
+    engine: str = Field(description="engine name (names its Docker image)")
+    engine_version: str = ""
+    packages: list[str] = Field(
+        default_factory=list, description="Debian packages of the base lock the program needs"
+    )
+    files: list[ImageFile] = Field(default_factory=list)
+    argv: list[str] = Field(description="the command in the container, e.g. ['node', …]")
+    env: dict[str, str] = Field(default_factory=dict)
+    read_only_root: bool = True
+
+
 class ProcessDriver(BaseModel):
-    """A program speaking the JSON-lines protocol on stdin/stdout (Node, SWI-Prolog, Python)."""
+    """A program speaking the JSON-lines protocol on stdin/stdout (Node, SWI-Prolog, Python).
+
+    ``argv``/``env``/``cwd`` start it on the host (``subprocess`` runtime); ``image``, when the
+    adapter declares one, lets the ``docker`` runtime run it in a pinned image instead."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -117,6 +162,7 @@ class ProcessDriver(BaseModel):
     argv: list[str]
     env: dict[str, str] = Field(default_factory=dict)
     cwd: Path | None = None
+    image: ProcessImage | None = None
 
 
 DriverSpec = JvmDriver | ProcessDriver

@@ -37,19 +37,24 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rsp_sdk.errors import RspError
 from rsp_sdk.images.client import LABEL, DockerUnavailable, docker_client, docker_unavailable
+from rsp_sdk.runtime._channel import HostChannel
 from rsp_sdk.runtime._process import log_tail
 from rsp_sdk.runtime.base import (
     DriverSpec,
     EngineCrashed,
     EngineError,
     JvmDriver,
+    ProcessDriver,
     ResourceLimits,
 )
 from rsp_sdk.runtime.py4j import READY, DataLane, Py4JChannel
+
+if TYPE_CHECKING:
+    from rsp_sdk.runtime._docker_process import DockerProcessChannel
 
 _SIGNALS = {129: "SIGHUP", 130: "SIGINT", 134: "SIGABRT", 137: "SIGKILL", 143: "SIGTERM"}
 
@@ -63,8 +68,11 @@ class ContainerHost:
     stdin that serves as lifeline.
     """
 
-    def __init__(self, container: Any, client: Any, log_path: Path) -> None:
+    def __init__(
+        self, container: Any, client: Any, log_path: Path, *, attach_output: bool = False
+    ) -> None:
         self.container = container
+        self.attach_output = attach_output
         self.client = client
         self.log_path = log_path
         wrapped = container.get_wrapped_container()
@@ -86,9 +94,10 @@ class ContainerHost:
         if not self.pid and not self._exited.wait(2.0):  # pragma: no cover - daemon oddity
             raise EngineError("start", f"container {self.short_id} reports no process id")
         self.stdout = self.stderr = None
-        threading.Thread(
-            target=self._pump, name=f"rsp-docker-log-{self.short_id}", daemon=True
-        ).start()
+        if not attach_output:  # else the channel reads stdout and stderr from the lifeline
+            threading.Thread(
+                target=self._pump, name=f"rsp-docker-log-{self.short_id}", daemon=True
+            ).start()
 
     # ---- process-like view --------------------------------------------------------------------
 
@@ -121,8 +130,15 @@ class ContainerHost:
             self._exited.set()
 
     def _attach(self) -> socket.socket | None:
-        """Attach to stdin: the daemon closes the container's stdin when this socket closes."""
-        sock = self.client.api.attach_socket(self.id, params={"stdin": 1, "stream": 1})
+        """Attach to stdin: the daemon closes the container's stdin when this socket closes.
+
+        With ``attach_output`` the same socket also carries the container's stdout and stderr
+        (multiplexed frames, replayed from the container's start: ``logs``), which is how a
+        program speaking JSON lines on stdin/stdout is talked to."""
+        params = {"stdin": 1, "stream": 1}
+        if self.attach_output:
+            params.update({"stdout": 1, "stderr": 1, "logs": 1})
+        sock = self.client.api.attach_socket(self.id, params=params)
         raw: socket.socket | None = getattr(sock, "_sock", None)
         return raw
 
@@ -168,6 +184,10 @@ class ContainerHost:
         """Let the pump copy what the container printed before it exited."""
         self._logs_done.wait(timeout)
 
+    def output_done(self) -> None:
+        """The attached output reached its end (``attach_output``: the channel's reader)."""
+        self._logs_done.set()
+
     # ---- removal ------------------------------------------------------------------------------
 
     def remove(self, grace: float = 0.0) -> None:
@@ -209,25 +229,25 @@ class ContainerHost:
                 self.client.close()
 
 
-class DockerChannel(Py4JChannel):
-    """The py4j channel, with a container as the host process."""
+class ContainerOwner(HostChannel):
+    """What a channel whose host is a container does differently from a host process: paths
+    the container can read, the crash message, and removal instead of killing a process tree.
+    Shared by the py4j channel (JVM drivers) and the JSON-lines channel (programs)."""
 
-    runtime_name = "docker"
+    host: ContainerHost
+    workdir: Path
 
-    def __init__(
-        self, host: ContainerHost, log_path: Path, gateway: Any, data: DataLane, workdir: Path
-    ) -> None:
-        super().__init__(host, log_path, gateway, data)
+    def _own(self, host: ContainerHost, workdir: Path) -> None:
         self.host = host
         self.workdir = workdir
         self.container_id = host.id
         self.image = ""
         self.start_seconds = 0.0
 
-    def call(self, verb: str, *args: Any, timeout: float | None = None) -> Any:
+    def _static_args(self, verb: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
         if verb == "load_static" and len(args) >= 2:
-            args = (args[0], self._inside(Path(args[1])), *args[2:])
-        return super().call(verb, *args, timeout=timeout)
+            return (args[0], self._inside(Path(args[1])), *args[2:])
+        return args
 
     def _inside(self, path: Path) -> str:
         """A path the container can read: the work dir is mounted at the same place; any other
@@ -267,8 +287,23 @@ class DockerChannel(Py4JChannel):
         with self._kill_lock:
             self._closed = True
             self._release()
-            self.host.close_lifeline()  # the bridge exits on stdin EOF
+            self.host.close_lifeline()  # the bridge (or program) exits on stdin EOF
             self.host.remove(grace=grace)
+
+
+class DockerChannel(ContainerOwner, Py4JChannel):
+    """The py4j channel, with a container as the host process."""
+
+    runtime_name = "docker"
+
+    def __init__(
+        self, host: ContainerHost, log_path: Path, gateway: Any, data: DataLane, workdir: Path
+    ) -> None:
+        Py4JChannel.__init__(self, host, log_path, gateway, data)
+        self._own(host, workdir)
+
+    def call(self, verb: str, *args: Any, timeout: float | None = None) -> Any:
+        return Py4JChannel.call(self, verb, *self._static_args(verb, args), timeout=timeout)
 
 
 def _grant(workdir: Path, uid: int) -> None:
@@ -278,10 +313,13 @@ def _grant(workdir: Path, uid: int) -> None:
 
 
 class DockerRuntime:
-    """Carries ``JvmDriver`` specs in a container of the engine's image, one per launch."""
+    """Carries ``JvmDriver`` specs (the bridge) and ``ProcessDriver`` specs that declare an
+    image (``rsp_sdk.runtime._docker_process``) in a container of the engine's image, one per
+    launch."""
 
     name = "docker"
-    supports = frozenset({"jvm"})
+    supports = frozenset({"jvm", "process"})
+    image_kinds = frozenset({"process"})  # programs only when their driver declares an image
 
     def __init__(
         self,
@@ -300,9 +338,15 @@ class DockerRuntime:
         """Why this runtime cannot work here (no Docker daemon), else ``None``."""
         return docker_unavailable()
 
-    def launch(self, spec: DriverSpec, workdir: Path, *, log_dir: Path) -> DockerChannel:
+    def launch(
+        self, spec: DriverSpec, workdir: Path, *, log_dir: Path
+    ) -> DockerChannel | DockerProcessChannel:
+        if isinstance(spec, ProcessDriver):
+            from rsp_sdk.runtime._docker_process import launch_process
+
+            return launch_process(self, spec, workdir, log_dir=log_dir)
         if not isinstance(spec, JvmDriver):
-            raise TypeError(f"the docker runtime carries JVM drivers, not {spec.kind!r} drivers")
+            raise TypeError(f"the docker runtime cannot carry {spec.kind!r} drivers")
         from rsp_sdk.images.engine import ensure_engine_image
         from rsp_sdk.images.lock import load_lock
 
@@ -337,7 +381,15 @@ class DockerRuntime:
             "--host",
             "127.0.0.1",
         ]
-        container = self._container(image.tag, argv, token, workdir, user, spec)
+        container = self._container(
+            image.tag,
+            argv,
+            {"RSP_BRIDGE_TOKEN": token},
+            workdir,
+            user,
+            engine=spec.engine,
+            read_only_root=spec.read_only_root,
+        )
         host: ContainerHost | None = None
         try:
             container.start()
@@ -374,7 +426,15 @@ class DockerRuntime:
         return channel
 
     def _container(
-        self, image: str, argv: list[str], token: str, workdir: Path, user: str, spec: JvmDriver
+        self,
+        image: str,
+        argv: list[str],
+        env: dict[str, str],
+        workdir: Path,
+        user: str,
+        *,
+        engine: str,
+        read_only_root: bool,
     ) -> Any:
         from docker.types import LogConfig
         from testcontainers.core.config import testcontainers_config
@@ -384,17 +444,17 @@ class DockerRuntime:
         testcontainers_config.ryuk_disabled = True
         container = DockerContainer(image)
         container.image = image  # no $TESTCONTAINERS_HUB_IMAGE_NAME_PREFIX: the image is local
-        engine = re.sub(r"[^a-zA-Z0-9_.-]+", "-", spec.engine or "engine")
+        safe = re.sub(r"[^a-zA-Z0-9_.-]+", "-", engine or "engine")
         kwargs: dict[str, Any] = {
             "network": "host",
             "user": user,
-            "read_only": self.read_only and spec.read_only_root,
+            "read_only": self.read_only and read_only_root,
             "stdin_open": True,  # with detach=False at create: StdinOnce, our lifeline
             "auto_remove": True,
             "working_dir": str(workdir),
             "labels": {
                 f"{LABEL}.runtime": "docker",
-                f"{LABEL}.engine.name": spec.engine,
+                f"{LABEL}.engine.name": engine,
                 f"{LABEL}.owner-pid": str(os.getpid()),
             },
             "log_config": LogConfig(type="json-file", config={"max-size": "64m", "max-file": "1"}),
@@ -405,11 +465,11 @@ class DockerRuntime:
             kwargs["memswap_limit"] = memory  # no swap: the limit is the limit
         if self.limits.cpus is not None:
             kwargs["nano_cpus"] = int(self.limits.cpus * 1e9)
+        container = container.with_command(argv).with_name(f"rsp-{safe}-{secrets.token_hex(5)}")
+        for key, value in env.items():
+            container = container.with_env(key, value)
         return (
-            container.with_command(argv)
-            .with_name(f"rsp-{engine}-{token[:10]}")
-            .with_env("RSP_BRIDGE_TOKEN", token)
-            .with_volume_mapping(str(workdir), str(workdir), "rw")
+            container.with_volume_mapping(str(workdir), str(workdir), "rw")
             .with_tmpfs_mount("/tmp")
             .with_kwargs(**kwargs)
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rsp_sdk.runtime import runtimes_for
+from rsp_sdk.runtime import adapter_runtimes
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -27,5 +27,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         raise pytest.UsageError(
             f"{metafunc.function.__qualname__}: set `adapter = YourAdapter()` on the class"
         )
-    names = list(getattr(cls, "runtimes", None) or runtimes_for(adapter.driver_kind))
+    names = list(getattr(cls, "runtimes", None) or adapter_runtimes(adapter))
     metafunc.parametrize("rsp_runtime_name", names, ids=[f"{adapter.name}@{n}" for n in names])

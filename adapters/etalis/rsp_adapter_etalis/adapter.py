@@ -20,7 +20,7 @@ from rsp_adapter_etalis.render import render_ep_sparql
 from rsp_sdk.engine import BaseAdapter, MissingArtifact, ProvisionCache
 from rsp_sdk.errors import RspError
 from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.runtime.base import DriverSpec, ProcessDriver
+from rsp_sdk.runtime.base import IMAGE_FILES, DriverSpec, ImageFile, ProcessDriver, ProcessImage
 
 HERE = Path(__file__).resolve().parent
 
@@ -56,6 +56,7 @@ class EtalisAdapter(BaseAdapter):
     profile = PROFILE
     capabilities = CAPABILITIES
     driver_kind = "process"
+    process_image = True
     manifest_path = HERE / "etalis.toml"
 
     def render(self, query: QuerySpec) -> str:
@@ -73,10 +74,33 @@ class EtalisAdapter(BaseAdapter):
         cache = cache or ProvisionCache()
         cache.require(manifest)
         root = cache.engine_dir(manifest.name) / "artifacts" / manifest.artifacts[0].file
+        ep_sparql = ep_sparql_file(root)
         return ProcessDriver(
             argv=[sys.executable, "-u", "-m", "rsp_adapter_etalis.shim"],
-            env={
-                "RSP_SWIPL": swipl_executable(),
-                "RSP_ETALIS_EP_SPARQL": str(ep_sparql_file(root)),
-            },
+            env={"RSP_SWIPL": swipl_executable(), "RSP_ETALIS_EP_SPARQL": str(ep_sparql)},
+            image=self._image(ep_sparql, cache),
+        )
+
+    def _image(self, ep_sparql: Path, cache: ProvisionCache) -> ProcessImage:
+        """Debian's pinned ``swi-prolog-nox`` and ``python3`` (base lock), the shim with its
+        Prolog files, and the provisioned ETALIS folder (keyed by the sha256 ``rsp engines
+        add`` verified, so its 500 files are not re-hashed at every launch)."""
+        etalis = ep_sparql.parents[len(EP_SPARQL.parts) - 1]  # the folder holding src/
+        artifact = cache.lock(self.name).get("artifacts", {}).get("etalis", {})
+        verified = artifact.get("sha256") if artifact.get("verified") else None
+        same = etalis == cache.engine_dir(self.name) / "artifacts" / "etalis"
+        key = f"verified:{verified}" if isinstance(verified, str) and same else None
+        inside = f"{IMAGE_FILES}/etalis/{EP_SPARQL.as_posix()}"
+        return ProcessImage(
+            engine=self.name,
+            engine_version=self.version,
+            packages=["swi-prolog-nox", "python3"],
+            files=[
+                ImageFile(name="shim.py", host=HERE / "shim.py"),
+                ImageFile(name="driver.pl", host=HERE / "driver.pl"),
+                ImageFile(name="prolog", host=HERE / "prolog"),
+                ImageFile(name="etalis", host=etalis, sha256=key),
+            ],
+            argv=["python3", "-u", f"{IMAGE_FILES}/shim.py"],
+            env={"RSP_SWIPL": "swipl", "RSP_ETALIS_EP_SPARQL": inside},
         )

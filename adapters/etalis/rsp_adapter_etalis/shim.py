@@ -24,6 +24,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -33,7 +34,55 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from rsp_sdk.model.terms import XSD, XSD_INTEGER_TYPES, XSD_NUMERIC_TYPES, split_literal
+# The shim runs on the host (``-m rsp_adapter_etalis.shim``) and in the engine's pinned image
+# (``python3 shim.py`` on Debian's python3, without rsp-sdk or its dependencies), so it imports
+# only the standard library: the N-Triples literal syntax below is rsp_sdk.model.terms's, and
+# tests/test_docker_process.py checks that both agree.
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_INTEGER_TYPES = frozenset(
+    XSD + name
+    for name in [
+        "integer",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    ]
+)
+XSD_NUMERIC_TYPES = XSD_INTEGER_TYPES | {XSD + "decimal", XSD + "float", XSD + "double"}
+_LITERAL = re.compile(
+    r'"(?P<lex>(?:[^"\\]|\\.)*)"(?:@(?P<lang>[a-zA-Z]+(?:-[a-zA-Z0-9]+)*)|\^\^<(?P<dt>[^>]*)>)?'
+)
+_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+_ESCAPE_RE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
+
+
+def _unescape(m: re.Match[str]) -> str:
+    if m.group(1) or m.group(2):
+        return chr(int(m.group(1) or m.group(2), 16))
+    if m.group(3) in _ESCAPES:
+        return _ESCAPES[m.group(3)]
+    raise ValueError(f"invalid escape \\{m.group(3)}")
+
+
+def split_literal(term: str) -> tuple[str, str | None, str | None]:
+    """(lexical form, datatype IRI or None, language tag or None) of an N-Triples literal."""
+    m = _LITERAL.fullmatch(term)
+    if not m:
+        raise ValueError(f"not an N-Triples literal: {term!r}")
+    lexical = (
+        _ESCAPE_RE.sub(_unescape, m.group("lex")) if "\\" in m.group("lex") else m.group("lex")
+    )
+    return lexical, m.group("dt"), m.group("lang")
+
 
 DRIVER_PL = Path(__file__).resolve().parent / "driver.pl"
 POLICIES = ("recent", "chronological", "unrestricted", "recent_2", "chronological_2")

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from rsp_adapter_rspjs.render import render_rspjs
 from rsp_sdk.engine import BaseAdapter, Capabilities, Feature, ProvisionCache
+from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.errors import RspError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
 from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.runtime.base import DriverSpec, ProcessDriver
+from rsp_sdk.runtime.base import IMAGE_FILES, DriverSpec, ImageFile, ProcessDriver, ProcessImage
 
 HERE = Path(__file__).resolve().parent
 DRIVER_JS = HERE / "node" / "driver.js"
@@ -81,6 +82,7 @@ class RspJsAdapter(BaseAdapter):
     profile = PROFILE
     capabilities = CAPABILITIES
     driver_kind = "process"
+    process_image = True
     manifest_path = HERE / "rspjs.toml"
 
     def render(self, query: QuerySpec) -> str:
@@ -91,7 +93,30 @@ class RspJsAdapter(BaseAdapter):
         assert manifest is not None
         cache = cache or ProvisionCache()
         cache.require(manifest)
+        modules = cache.npm_modules(manifest)
         return ProcessDriver(
             argv=[node_executable(), str(DRIVER_JS)],
-            env={"NODE_PATH": str(cache.npm_modules(manifest))},
+            env={"NODE_PATH": str(modules)},
+            image=self._image(modules),
+        )
+
+    def _image(self, modules: Path) -> ProcessImage:
+        """Debian's pinned ``nodejs`` (base lock) + the driver + the provisioned node_modules.
+
+        The node_modules folder is ``npm ci --ignore-scripts`` of the committed lock file
+        (integrity-checked) and named by that lock's hash, so the lock's sha256 is its content
+        key: hashing its 6,000 files at every launch would cost seconds."""
+        lock_file = DRIVER_JS.parent / "package-lock.json"
+        return ProcessImage(
+            engine=self.name,
+            engine_version=self.version,
+            packages=["nodejs"],
+            files=[
+                ImageFile(name="driver.js", host=DRIVER_JS),
+                ImageFile(
+                    name="node_modules", host=modules, sha256="npm-ci:" + sha256_of(lock_file)
+                ),
+            ],
+            argv=["node", f"{IMAGE_FILES}/driver.js"],
+            env={"NODE_PATH": f"{IMAGE_FILES}/node_modules"},
         )
