@@ -6,6 +6,12 @@ JVM in the engine's image instead of a host subprocess.
 * container start to ready: ``launch`` with the image already built (create + start the
   container, bridge JVM up, py4j and data lane connected); target ≤ 2 s, py4j's JVM start shown
   next to it. Needs the base image (``rsp images build``); the fixture image is built here.
+
+``runtime.docker.programs``: the programs the docker runtime carries in their pinned images
+(rsp-js on Debian's Node 18, ETALIS on Debian's SWI-Prolog + python3) against the same adapter on
+the host (``subprocess``: the host's Node and swipl), CSRBench's 15 188 triples with Q1 as in
+``engines.rspjs``/``engines.etalis``, interleaved three times, best rate of each; target
+docker ≥ 0.8 × subprocess. The 1-minute load average is printed with each ratio.
 """
 
 from __future__ import annotations
@@ -118,6 +124,53 @@ def docker_runtime() -> list[Result]:
                 "≥ 0.8",
                 (docker / py4j) / 0.8,
                 note=" ".join(f"{n}={[round(r / 1e6, 2) for r in v]}M/s" for n, v in rates.items()),
+            )
+        )
+    return out
+
+
+@bench("runtime.docker.programs")
+def docker_programs() -> list[Result]:
+    import os
+
+    from rsp_adapter_etalis import EtalisAdapter
+    from rsp_adapter_rspjs import RspJsAdapter
+
+    from benchmarks.bench_engines import _inputs, _through_adapter
+    from rsp_sdk.images import docker_unavailable
+
+    reason = docker_unavailable()
+    if reason:
+        raise RuntimeError(reason)
+    table, batches, spec = _inputs()
+    n = table.num_rows
+    out: list[Result] = []
+    for adapter in (RspJsAdapter(), EtalisAdapter()):
+        missing = adapter.missing_artifacts()
+        if missing:
+            out.append(Result(f"{adapter.name}: docker", 0, "skipped", note="; ".join(missing)))
+            continue
+        rates: dict[str, list[float]] = {"subprocess": [], "docker": []}
+        loads: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp_s:
+            for rnd in range(ROUNDS):
+                for runtime in rates:
+                    work = Path(tmp_s) / f"{runtime}-{rnd}"
+                    seconds, _rows = _through_adapter(adapter, spec, batches, work, runtime)
+                    rates[runtime].append(n / seconds)
+                    loads.append(os.getloadavg()[0])
+        host, docker = max(rates["subprocess"]), max(rates["docker"])
+        out.append(Result(f"{adapter.name}@subprocess: CSRBench Q1 (best of 3)", host, "triples/s"))
+        out.append(Result(f"{adapter.name}@docker: CSRBench Q1 (best of 3)", docker, "triples/s"))
+        out.append(
+            Result(
+                f"{adapter.name}: docker / subprocess throughput",
+                docker / host,
+                "ratio",
+                "≥ 0.8",
+                (docker / host) / 0.8,
+                note=" ".join(f"{k}={[round(r) for r in v]}/s" for k, v in rates.items())
+                + f"; load {min(loads):.1f}–{max(loads):.1f}",
             )
         )
     return out

@@ -12,7 +12,7 @@ from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.errors import RspError
 
 app = typer.Typer(
-    help="Docker images: the pinned Debian/JRE base and one image per JVM engine.",
+    help="Docker images: the pinned Debian base and one image per engine (JVM or program).",
     no_args_is_help=True,
 )
 
@@ -23,7 +23,7 @@ def build(
         list[str] | None,
         typer.Argument(
             metavar="ENGINE",
-            help="JVM engines to build images for (default: every provisioned one)",
+            help="engines to build images for (default: every provisioned one with an image)",
         ),
     ] = None,
     base_only: Annotated[bool, typer.Option("--base-only", help="only the base image")] = False,
@@ -47,17 +47,18 @@ def build(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Build the base image from the lock, then each provisioned JVM engine's image.
+    """Build the base image from the lock, then each provisioned engine's image.
 
-    The base needs root and debootstrap and is a no-op when its image exists; an engine image
-    is its classpath from the provisioning cache plus the bridge, on that base.
+    The base needs root and debootstrap and is a no-op when its image exists; a JVM engine's
+    image is its classpath from the provisioning cache plus the bridge, on that base; a
+    program's (rsp-js, ETALIS) is the files its driver declares (``ProcessDriver.image``).
     """
     from rsp_sdk.engine.provision import ProvisionCache
     from rsp_sdk.engine.registry import get_adapter, list_adapters
     from rsp_sdk.images import build_base, docker_client
     from rsp_sdk.images.engine import ensure_engine_image
     from rsp_sdk.images.lock import load_lock
-    from rsp_sdk.runtime.base import JvmDriver
+    from rsp_sdk.runtime.base import JvmDriver, ProcessDriver
 
     client = docker_client()
     quiet = as_json
@@ -102,7 +103,7 @@ def build(
     names = list(engines or [])
     if not names and not base_only:
         for info in list_adapters(pc):
-            if info.error or info.driver_kind != "jvm":
+            if info.error or "docker" not in info.runtimes:
                 continue
             if info.provisioned:
                 names.append(info.name)
@@ -112,8 +113,10 @@ def build(
     for name in [] if base_only else names:
         adapter = get_adapter(name)
         spec = adapter.driver(pc)
-        if not isinstance(spec, JvmDriver):
-            raise RspError(f"engine {name} is not a JVM engine: it has no image (use subprocess)")
+        if not isinstance(spec, JvmDriver) and not (
+            isinstance(spec, ProcessDriver) and spec.image is not None
+        ):
+            raise RspError(f"engine {name} declares no image: it runs on the host (subprocess)")
         with console.status(f"image of {name} …"):
             img = ensure_engine_image(spec, client=client, lock=current, rebuild=rebuild)
         result["engines"].append(
