@@ -36,6 +36,9 @@ def _env() -> dict[str, str]:
     return {**os.environ, "COLUMNS": "250"}
 
 
+SUBPROCESS = ("--only", "runtime=subprocess")  # rsp-js runs on docker too: one runtime here
+
+
 @pytest.fixture(scope="module")
 def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
     from rsp_sdk.engine.registry import get_adapter
@@ -45,7 +48,7 @@ def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) 
     out = tmp_path_factory.mktemp("functional") / "results"
     only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=two_streams"
     proc = subprocess.run(
-        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only],
+        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only, *SUBPROCESS],
         capture_output=True,
         text=True,
         env=_env(),
