@@ -104,10 +104,21 @@ WHERE { WINDOW <http://rsp-sdk.org/functional/w> { ?m ex:detectedAt ?r } }
 """
 
 
+BNODES = """PREFIX ex: <http://example.org/>
+REGISTER RSTREAM <http://rsp-sdk.org/functional/bnodes> AS
+SELECT ?s ?r
+FROM NAMED WINDOW <http://rsp-sdk.org/functional/w> ON <http://ex.org/streams/test> [RANGE PT3S STEP PT1S]
+WHERE { WINDOW <http://rsp-sdk.org/functional/w> { ?s ex:detectedAt ?r } }
+"""
+
+
 def _toy_spec(tmp: Path) -> Path:
     """The functional stream and queries on the Python fixture engine, plus a query it rejects
-    (a projected variable its dialect cannot bind) and the same engine crashing on push."""
+    (a projected variable its dialect cannot bind) and the same engine crashing on push. The
+    healthy engine relabels blank nodes per relation (``rename_bnodes``): the ``bnodes`` query
+    over the literals stream (a blank-node subject) is correct only up to that relabelling."""
     (tmp / "unbound.rspql").write_text(UNBOUND)
+    (tmp / "bnodes.rspql").write_text(BNODES)
     fq = REPO / "matrix" / "queries" / "functional"
     spec = tmp / "toy.toml"
     spec.write_text(
@@ -115,6 +126,7 @@ def _toy_spec(tmp: Path) -> Path:
 metrics = ["csrbench", "coverage"]
 [[engines]]
 name = "toy-py"
+engine_config = {{ rename_bnodes = true }}
 [[engines]]
 name = "toy-py"
 runtimes = ["subprocess"]
@@ -122,9 +134,16 @@ engine_config = {{ crash_on_push = 1 }}
 [[streams]]
 name = "rooms"
 import = {{ format = "trig", path = "{REPO / "matrix" / "functional" / "rooms.trig"}" }}
+[[streams]]
+name = "literals"
+import = {{ format = "trig", path = "{REPO / "matrix" / "functional" / "literals.trig"}" }}
 [[queries]]
 files = ["{fq / "rstream.rspql"}", "{fq / "group_by.rspql"}", "{fq / "filter.rspql"}",
          "unbound.rspql"]
+streams = ["rooms"]
+[[queries]]
+files = ["bnodes.rspql"]
+streams = ["literals"]
 [feeding]
 modes = ["afap"]
 [limits]
@@ -158,8 +177,10 @@ def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: 
     assert healthy["filter"]["reason"] == "needs filter"
     assert healthy["unbound"]["outcome"] == Outcome.REJECTED
     assert "?nobody is not in the pattern" in healthy["unbound"]["reason"]
+    # judged up to relabelling: the same blank node under a new label in each relation
+    assert healthy["bnodes"]["outcome"] == Outcome.CORRECT
     crashed = [r for r in rows if r["reason"] and "simulated crash" in r["reason"]]
-    assert {r["query"] for r in crashed} == {"rstream", "group_by"}
+    assert {r["query"] for r in crashed} == {"rstream", "group_by", "bnodes"}
     assert {r["outcome"] for r in crashed} == {Outcome.CRASHED}
     assert "functional-toy: feature coverage" in proc.stdout
     # the report's coverage table shows the same classification (worst outcome per box)
@@ -173,4 +194,5 @@ def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: 
         "group_by": "crashed",
         "filter": "refused",
         "unbound": "rejected",
+        "bnodes": "crashed",
     }
