@@ -614,3 +614,41 @@ def test_event_driven_never_reports_a_solution_complete_at_t0(spark: Any, evalua
     out = expected(stream, parse_rspql(text), jtalis, t0s=[0], spark=spark, evaluator=evaluator)
     assert [json.loads(r["binding"])["x"]["value"] for r in out.to_pylist()] == [f"{EX}s1"]
     assert canonical(out) == canonical(_ref(stream, text, jtalis, [0]))
+
+
+@pytest.mark.parametrize("negated", [True, False])
+def test_exists_filters_see_the_triples_only_their_pattern_reads(spark: Any, negated: bool) -> None:
+    """Found on the functional suite (rsp-js and C-SPARQL agreed, the oracle did not): the
+    relevance pruning did not read the pattern inside FILTER [NOT] EXISTS (rdflib leaves it as
+    parsed), so the badge triples it reads were dropped before evaluation: NOT EXISTS kept
+    every detection, EXISTS none. By hand, tumbling 1 s windows: [0, 1000) holds m1@r1, m2@r1
+    and m1's badge, [1000, 2000) m1@r2 only."""
+    det, badge = f"<{EX}detectedAt>", f"<{EX}badge>"
+    rows = [
+        (0, "m1", det, "r1"),
+        (0, "m2", det, "r1"),
+        (500, "m1", badge, "b1"),
+        (1000, "m1", det, "r2"),
+    ]
+    stream = stream_table(
+        "http://ex.org/streams/test",
+        [r[0] for r in rows],
+        [f"<{EX}{r[1]}>" for r in rows],
+        [r[2] for r in rows],
+        [f"<{EX}{r[3]}>" for r in rows],
+    )
+    keyword = "NOT EXISTS" if negated else "EXISTS"
+    text = query(
+        "?m ?r", f"?m ex:detectedAt ?r FILTER {keyword} {{ ?m ex:badge ?b }}", "PT1S", "PT1S"
+    )
+    prof = profile(RP.WINDOW_CLOSE, empty=False)
+    by_hand = [[("m2", "r1")], [("m1", "r2")]] if negated else [[("m1", "r1")]]
+    out = expected(stream, parse_rspql(text), prof, t0s=[0], spark=spark)
+    got: dict[int, list[tuple[str, str]]] = {}
+    for r in out.to_pylist():
+        b = json.loads(r["binding"])
+        got.setdefault(r["seq"], []).append(
+            (b["m"]["value"].removeprefix(EX), b["r"]["value"].removeprefix(EX))
+        )
+    assert [sorted(v) for _, v in sorted(got.items())] == by_hand
+    assert canonical(out) == canonical(_ref(stream, text, prof, [0]))

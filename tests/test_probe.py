@@ -259,3 +259,36 @@ def test_a_wall_clock_engine_is_recognised_and_nothing_else_is_guessed() -> None
     assert "they were windowed by arrival" in clock.reason
     assert all(f.value is None for name, f in fp.findings.items() if name is not F.CLOCK)
     assert [d.field for d in fp.differences] == [F.CLOCK]  # the fixture declares app time
+
+
+def test_probe_reads_sparqlstream_through_its_mapping() -> None:
+    """SPARQLstream reads tuples: the probe vocabulary's R2RML mapping
+    (adapters/sparqlstream/mappings/probe-r2rml.ttl) makes each probe element one row. Its
+    windows follow Esper's output timer, which starts at the first matching tuple: edges at
+    the first element, not at multiples of STEP (docs/engines/sparqlstream.md)."""
+    from rsp_adapter_sparqlstream import SparqlStreamAdapter
+
+    from tests.conftest import REPO
+    from tests.test_sparqlstream import sparqlstream_missing
+
+    reason = sparqlstream_missing()
+    if reason:
+        pytest.skip(reason)
+    mapping = REPO / "adapters" / "sparqlstream" / "mappings" / "probe-r2rml.ttl"
+    adapter = SparqlStreamAdapter()
+    fp = probe_engine(adapter, ProbeSettings(runtime="jpype", config={"mapping": str(mapping)}))
+    found = values(fp)
+    assert found == {
+        F.CLOCK: "application",
+        F.T0: "before-data",
+        F.T0_PHASE: "first-element",
+        # windows anchored at the bounds probe's own first element: no edge where the grid put it
+        F.WINDOW_BOUNDS: None,
+        F.REPORT: "window_close",
+        F.NON_EMPTY_CONTENT: None,  # the adapter declares no aggregates: no COUNT(?s) probe
+        F.TICK: None,
+        F.TIME_UNIT: None,
+        F.R2S: "rstream",
+        F.EMPTY_RELATIONS: "false",
+    }
+    assert fp.differences == []

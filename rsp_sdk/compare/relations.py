@@ -14,8 +14,9 @@ timestamps. This module groups the rows and decides when two bindings are *the s
 * Whole bindings are compared: two bindings that share a number but differ in another variable
   are different answers. (The published CSRBench oracle compares only the numeric variables as
   soon as one is present and so collapses them; we do not copy that.)
-* Blank nodes compare by label (engines that project blank nodes are rare; isomorphism across a
-  whole result stream is not attempted).
+* Blank nodes compare up to a consistent relabelling within each relation (graph isomorphism,
+  ``rsp_sdk.compare.bnodes``): engines rename the stream's blank nodes. Across relations labels
+  are not matched (a relation is the unit every comparator judges).
 
 Each binding becomes a hashable :data:`BindingKey`; relations are ``Counter`` bags of keys, so
 set semantics (CSRBench) and bag semantics (YABench) are both one step away.
@@ -37,6 +38,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rsp_sdk.compare.bnodes import canonical_rows, has_bnode, key_json
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.terms import (
     RDF_LANG_STRING,
@@ -299,12 +301,17 @@ def _group(
     w_close = _ints(table, "window_close_ms")
     w_triples = _ints(table, "triples_in_window")
     out: list[tuple[int, Relation]] = []
+    blank = np.array([has_bnode(k) for k in keys] + [False], dtype=bool)
     for r, (lo, hi) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         run = codes[lo:hi]
         if hi - lo == 1:  # the common case (eager engines): skip numpy's fancy indexing
             rows: tuple[BindingKey, ...] = (keys[run[0]],) if run[0] >= 0 else ()
         else:
             rows = tuple(key_of[run[run >= 0]])
+        if blank[run].any():
+            rows = canonical_rows(rows)
+            for key in rows:
+                labels.setdefault(key, key_json(key))
         rel = Relation(
             seq=int(seq[lo]),
             rows=rows,

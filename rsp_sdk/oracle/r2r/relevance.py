@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from rdflib.paths import Path
+from rdflib.plugins.sparql.algebra import triples
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import BNode, URIRef, Variable
 
@@ -32,24 +33,29 @@ class _PathFound(Exception):
 def _const(term: Any) -> str | None:
     if isinstance(term, Variable | BNode):
         return None
-    if isinstance(term, Path):
+    if isinstance(term, Path | CompValue):  # a path (CompValue: as parsed, inside EXISTS)
         raise _PathFound
     return term_nt(term)
 
 
 def _walk(node: Any, graph: int, query: QuerySpec, out: list[Constraint]) -> None:
     if isinstance(node, CompValue):
-        if node.name == "Graph":
+        if node.name in ("Graph", "GraphGraphPattern"):  # the latter: as parsed, in EXISTS
             term = node.get("term")
             names = [w.name for w in query.windows]
             if isinstance(term, URIRef):
                 inner = names.index(str(term)) if str(term) in names else STATIC
             else:
                 inner = ANY_WINDOW
-            _walk(node.get("p"), inner, query, out)
+            _walk(node.get("p", node.get("graph")), inner, query, out)
             return
         if node.name == "BGP":
             for s, p, o in node.get("triples") or []:
+                out.append((graph, _const(s), _const(p), _const(o)))
+        elif node.name == "TriplesBlock":
+            # rdflib leaves the pattern of an EXISTS / NOT EXISTS filter as parsed (translated
+            # only when evaluated): its triples, flattened per subject, constrain like a BGP's
+            for s, p, o in triples(node.get("triples") or []):
                 out.append((graph, _const(s), _const(p), _const(o)))
         for value in node.values():
             _walk(value, graph, query, out)
