@@ -283,6 +283,7 @@ repetitions = 2
 name = "toy-py"
 [[queries]]
 files = ["q1.rspql", "qf.rspql"]
+gracious = true
 """
 
 
@@ -296,8 +297,19 @@ def test_the_oracle_runs_once_per_input_and_judges_every_cell(toy: None, tmp_pat
     assert (result.oracle_computed, result.oracle_reused) == (1, 1)
     assert len(list((tmp_path / "out" / "expected").iterdir())) == 1
     assert by[("q1", 1)]["precision"] == 1.0 and by[("q1", 1)]["recall"] == 1.0
-    windows = pd.read_parquet(tmp_path / "out" / by[("q1", 1)]["run_dir"] / "windows.parquet")
+    run_dir = tmp_path / "out" / by[("q1", 1)]["run_dir"]
+    windows = pd.read_parquet(run_dir / "windows.parquet")
     assert len(windows) >= 4 and windows["recall"].eq(1.0).all()
+    # gracious mode judged beside the plain one: a correct engine keeps its window borders
+    assert (by[("q1", 1)]["gracious_precision"], by[("q1", 1)]["gracious_recall"]) == (1.0, 1.0)
+    assert windows["gracious_open_ms"].eq(windows["window_open_ms"]).all()
+    assert windows["delay_ms"].notna().all() and by[("q1", 1)]["delay_ms_p50"] is not None
+    # final result arrival: the last result's arrival minus the end of the last push
+    pushed = pd.read_parquet(run_dir / "pushed.parquet")
+    last = pd.read_parquet(run_dir / "outputs.parquet")["t_sys_ns"].max()
+    end = pushed.loc[pushed["phase"] == "measure", "t_sys_end_ns"].max()
+    assert by[("q1", 1)]["final_result_ms"] == pytest.approx((last - end) / 1e6)
+    assert by[("q1", 1)]["artifacts"] == "{}"  # the fixture engine has no provisioned files
     again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
     assert (again.ran, again.skipped, again.oracle_computed) == (0, 4, 0)
 

@@ -197,8 +197,13 @@ def _key_line(text: str, loc: tuple[int | str, ...]) -> int | None:
 
 
 def load_spec(path: Path | str) -> MatrixSpec:
-    """Read and validate a spec; every problem is an ``InputError`` naming file, line and key."""
+    """Read and validate a spec; every problem is an ``InputError`` naming file, line and key.
+    A YABench test folder (``config.json`` + ``oracle.query``) is a spec too."""
     path = Path(path)
+    if path.is_dir():
+        from rsp_sdk.matrix.yabench_test import load_yabench_test
+
+        return load_yabench_test(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
