@@ -58,9 +58,7 @@ class _Config:
             raise InputError("not a JSON object", path=self.path, expected="YABench config")
         self.data: dict[str, Any] = data
 
-    def error(
-        self, key: str, message: str, expected: str, line: int | None = None
-    ) -> InputError:
+    def error(self, key: str, message: str, expected: str, line: int | None = None) -> InputError:
         return InputError(
             f"YABench config key {key!r}: {message}",
             path=self.path,
@@ -72,10 +70,8 @@ class _Config:
         """A test's ``key``, or the top level's (YABench's runner reads both)."""
         value = test.get(key, self.data.get(key))
         if value is None:  # shown at the test that lacks it (its "name")
-            name = re.compile(r'"name"\s*:\s*"?' + re.escape(str(test.get("name", ""))) + r'\b')
-            at = next(
-                (n for n, t in enumerate(self.text.splitlines(), 1) if name.search(t)), None
-            )
+            name = re.compile(r'"name"\s*:\s*"?' + re.escape(str(test.get("name", ""))) + r"\b")
+            at = next((n for n, t in enumerate(self.text.splitlines(), 1) if name.search(t)), None)
             raise self.error(key, "missing (on the test and at the top level)", expected, at)
         return str(value)
 
