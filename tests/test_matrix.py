@@ -217,6 +217,13 @@ def _proc(pid: int) -> psutil.Process | None:
         return None
 
 
+def _name(p: psutil.Process) -> str:
+    try:
+        return p.name()
+    except psutil.Error:  # gone meanwhile
+        return ""
+
+
 def _running(out: Path) -> list[Path]:
     return [d for d in (out / "cells").iterdir() if not (d / "cell.json").exists()]
 
@@ -276,6 +283,7 @@ repetitions = 2
 name = "toy-py"
 [[queries]]
 files = ["q1.rspql", "qf.rspql"]
+gracious = true
 """
 
 
@@ -289,8 +297,19 @@ def test_the_oracle_runs_once_per_input_and_judges_every_cell(toy: None, tmp_pat
     assert (result.oracle_computed, result.oracle_reused) == (1, 1)
     assert len(list((tmp_path / "out" / "expected").iterdir())) == 1
     assert by[("q1", 1)]["precision"] == 1.0 and by[("q1", 1)]["recall"] == 1.0
-    windows = pd.read_parquet(tmp_path / "out" / by[("q1", 1)]["run_dir"] / "windows.parquet")
+    run_dir = tmp_path / "out" / by[("q1", 1)]["run_dir"]
+    windows = pd.read_parquet(run_dir / "windows.parquet")
     assert len(windows) >= 4 and windows["recall"].eq(1.0).all()
+    # gracious mode judged beside the plain one: a correct engine keeps its window borders
+    assert (by[("q1", 1)]["gracious_precision"], by[("q1", 1)]["gracious_recall"]) == (1.0, 1.0)
+    assert windows["gracious_open_ms"].eq(windows["window_open_ms"]).all()
+    assert windows["delay_ms"].notna().all() and by[("q1", 1)]["delay_ms_p50"] is not None
+    # final result arrival: the last result's arrival minus the end of the last push
+    pushed = pd.read_parquet(run_dir / "pushed.parquet")
+    last = pd.read_parquet(run_dir / "outputs.parquet")["t_sys_ns"].max()
+    end = pushed.loc[pushed["phase"] == "measure", "t_sys_end_ns"].max()
+    assert by[("q1", 1)]["final_result_ms"] == pytest.approx((last - end) / 1e6)
+    assert by[("q1", 1)]["artifacts"] == "{}"  # the fixture engine has no provisioned files
     again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
     assert (again.ran, again.skipped, again.oracle_computed) == (0, 4, 0)
 
@@ -385,3 +404,119 @@ def test_hung_and_crashing_engines_are_recorded_and_the_matrix_goes_on(
     assert [r["state"] for r in again.rows] == ["timeout", "failed", "ok"]
     assert ok_json.stat().st_mtime_ns == before
     assert len(list((out / "retried").iterdir())) == 2  # the first attempts are kept
+
+
+JUDGE_SPEC = """
+metrics = ["csrbench"]
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_a_matrix_interrupted_while_judging_judges_on_rerun_without_rerunning_the_engine(
+    toy: None, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) as soon as the engine's run
+    is recorded ok and the oracle is judging it; the rerun (in this process: its Spark session
+    is shared with the other tests) judges the recorded run and does not start the engine
+    again: its run directory is untouched and nothing is set aside."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, JUDGE_SPEC)
+    out = tmp_path / "results"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out)]
+    proc = subprocess.Popen(
+        cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    status: Path | None = None
+    deadline = time.monotonic() + 240
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            hits = list(out.glob("cells/*/status.json"))
+            if hits and json.loads(hits[0].read_text() or "{}").get("state") == "ok":
+                status = hits[0]
+                break
+            time.sleep(0.05)
+        assert status is not None, "the engine's run never finished"
+        tree: list[psutil.Process] = []
+        while time.monotonic() < deadline and not any("java" in _name(p) for p in tree):
+            tree = psutil.Process(proc.pid).children(recursive=True)  # the oracle's JVM
+            time.sleep(0.05)
+        assert not (status.parent / "cell.json").exists()  # judging is under way
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+    assert proc.returncode == 130, err.decode()
+    # the JVM PySpark was launching is gone with the matrix (it used to wait forever)
+    _, alive = psutil.wait_procs([p for p in tree if _proc(p.pid) is not None], timeout=30)
+    assert not [p for p in alive if _proc(p.pid) is not None], [_name(p) for p in alive]
+    cell_json = status.parent / "cell.json"
+    # before the fix: recorded as not_judged, or left without cell.json; either way not judged
+    assert not cell_json.exists() or json.loads(cell_json.read_text())["verdict"] == "not_judged"
+    recorded = {p: p.stat().st_mtime_ns for p in status.parent.glob("*.parquet/*")}
+    status_mtime = status.stat().st_mtime_ns
+    rerun = run_matrix(load_spec(spec), spec, out)
+    assert (rerun.ran, rerun.judged, rerun.skipped) == (0, 1, 0)
+    row = json.loads(cell_json.read_text())
+    assert (row["state"], row["verdict"], row["outcome"]) == ("ok", "correct", "correct")
+    assert row["reason"] is None and row["relations"] > 0 and row["triples_pushed"] == SC.triples
+    assert status.stat().st_mtime_ns == status_mtime  # the engine was not run again
+    assert {p: p.stat().st_mtime_ns for p in status.parent.glob("*.parquet/*")} == recorded
+    assert not (out / "killed").exists()
+    assert (status.parent / "verdict.json").exists()
+    assert list(pd.read_parquet(out / "cells.parquet")["verdict"]) == ["correct"]
+    again = run_matrix(load_spec(spec), spec, out)
+    assert (again.ran, again.judged, again.skipped) == (0, 0, 1)  # judged once, then done
+
+
+DEADLINE_SPEC = """
+metrics = ["perf"]
+[limits]
+cell_timeout_s = 4
+drain_quiet_s = 0.5
+[[engines]]
+name = "toy-py"
+engine_config = { push_delay_ms = 300 }
+[[engines]]
+name = "toy-py"
+engine_config = { hang_on_push = 2 }
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+batch_size = 10
+"""
+
+
+def test_a_cell_overrunning_its_whole_run_deadline_is_killed_and_the_matrix_goes_on(
+    toy: None, tmp_path: Path
+) -> None:
+    """40 pushes of 10 triples: the first engine answers every push, each in 0.3 s (12 s in
+    all, no verb ever times out), the second hangs on its second push; a 4 s cell deadline
+    kills both, leaves no process behind, and the third cell runs as usual."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, DEADLINE_SPEC)
+    out = tmp_path / "out"
+    started = time.monotonic()
+    result = run_matrix(load_spec(spec_path), spec_path, out)
+    assert time.monotonic() - started < 40
+    slow, hung, fine = result.rows
+    assert [r["state"] for r in result.rows] == ["timeout", "timeout", "ok"], result.rows
+    assert "cell_timeout_s" in slow["reason"] and slow["wall_s"] < 10
+    assert 0 < slow["triples_pushed"] < SC.triples  # cut short, what was pushed is recorded
+    assert hung["wall_s"] < 10 and fine["triples_pushed"] == SC.triples
+    assert [r["outcome"] for r in result.rows] == ["timeout", "timeout", "not_judged"]
+    for row in (slow, hung):
+        status = json.loads((out / row["run_dir"] / "status.json").read_text())
+        assert status["error_type"] in ("RunTimeout", "EngineTimeout")
+        assert _proc(status["engine_pid"]) is None  # the engine is gone
+    status = json.loads((out / slow["run_dir"] / "status.json").read_text())
+    assert status["error_type"] == "RunTimeout"

@@ -19,6 +19,8 @@ from xml.etree import ElementTree
 import pytest
 from markupsafe import escape
 
+from rsp_sdk.engine.provision import ProvisionCache
+from rsp_sdk.matrix.execute import artifact_hashes
 from tests.conftest import run_rsp
 from tests.test_rspjs import rspjs_missing
 
@@ -95,6 +97,15 @@ def test_report_files(report: tuple[Path, str], report_results: Path) -> None:
     assert f"report: {out / 'index.html'}" in stdout.replace("\n", "")
     for cell in _cells(report_results):  # the headline verdict table on the terminal
         assert cell["query"] in stdout
+    # reproducibility: every ran cell names its engine's provisioned files by sha256, as the
+    # engine's lock.json records them, and the page shows them
+    page = (out / "index.html").read_text()
+    ran = [c for c in _cells(report_results) if c["state"] == "ok"]
+    assert ran
+    for cell in ran:
+        lock = ProvisionCache().lock(cell["engine"])
+        assert json.loads(cell["artifacts"]) == artifact_hashes(lock) != {}, cell["engine"]
+        assert all(sha in page for sha in json.loads(cell["artifacts"]).values())
 
 
 def test_report_page_in_chromium(

@@ -158,24 +158,14 @@ def _yabench_inputs(
     """The stream's event times, and (``--gracious``) the window re-evaluator."""
     import pyarrow.compute as pc
 
-    from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
-    from rsp_sdk.compare.yabench import Gracious
+    from rsp_sdk.compare.yabench import gracious_for
     from rsp_sdk.streams.io import read_static, read_stream
 
     table = read_stream(stream)
     event_times = pc.unique(table.column("t_app_ms")).to_pylist()
     if not gracious:
         return event_times, None
-    evaluator = OxigraphWindowEvaluator(
-        table,
-        spec.sparql,
-        static=[read_static(f) for f in static],
-        window_names=(
-            [w.name for w in spec.windows] if getattr(spec, "window_graphs", False) else None
-        ),
-        base_iri=getattr(spec, "base_iri", None),
-    )
-    return event_times, Gracious(evaluator, r2s)
+    return event_times, gracious_for(table, spec, [read_static(f) for f in static], r2s)
 
 
 def _print(result: CheckResult, as_json: bool) -> None:

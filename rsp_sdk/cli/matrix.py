@@ -110,8 +110,9 @@ def run_command(
         def progress(p: CellProgress) -> None:
             if bar.tasks[task].total is None:
                 bar.update(task, total=p.total)
-            if p.event == "start":
-                bar.update(task, current=f"{p.cell.label}: running")
+            if p.event in ("start", "judge"):
+                doing = "running" if p.event == "start" else "judging its recorded run"
+                bar.update(task, current=f"{p.cell.label}: {doing}")
             else:
                 word = outcome(p.row or {"state": "ok"})
                 colour = COLOURS.get(word, "white")
@@ -137,7 +138,9 @@ def run_command(
     else:
         print_tables(output, result.rows)
         console.print(
-            f"ran {result.ran} cell(s), {result.skipped} already done; oracle computed "
+            f"ran {result.ran} cell(s), {result.skipped} already done"
+            + (f", judged {result.judged} finished run(s)" if result.judged else "")
+            + "; oracle computed "
             f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s"
         )
         console.print(f"results: {output}")

@@ -46,6 +46,7 @@ from rsp_sdk.compare.clock import TimeMap
 from rsp_sdk.compare.evaluate import WindowEvaluator
 from rsp_sdk.compare.relations import BindingKey, Relation, RelationStream, bag_overlap
 from rsp_sdk.model.profile import R2S
+from rsp_sdk.model.query import QuerySpec
 
 
 def precision_recall(
@@ -157,6 +158,25 @@ class Gracious:
     evaluator: WindowEvaluator
     r2s: R2S
     max_extension_ms: int | None = None  # default: the window's own size
+
+
+def gracious_for(
+    stream: pa.Table, spec: QuerySpec, static: Sequence[pa.Table], r2s: R2S
+) -> Gracious:
+    """Gracious mode for ``spec`` on ``stream``: the window re-evaluator (Oxigraph, sharing no
+    code with the Spark oracle) over the stream and the static data."""
+    from rsp_sdk.compare.evaluate import OxigraphWindowEvaluator
+
+    evaluator = OxigraphWindowEvaluator(
+        stream,
+        spec.sparql,
+        static=list(static),
+        window_names=(
+            [w.name for w in spec.windows] if getattr(spec, "window_graphs", False) else None
+        ),
+        base_iri=getattr(spec, "base_iri", None),
+    )
+    return Gracious(evaluator, r2s)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

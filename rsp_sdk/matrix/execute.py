@@ -64,6 +64,7 @@ def base_row(cell: Cell) -> dict[str, Any]:
         },
     )
     row.update(
+        artifacts=json.dumps(artifact_hashes(cell.artifacts), sort_keys=True),
         state=cell.state.value,
         verdict="not_judged",
         relations=0,
@@ -73,6 +74,19 @@ def base_row(cell: Cell) -> dict[str, Any]:
         run_dir=None,
     )
     return row
+
+
+def artifact_hashes(lock: dict[str, Any]) -> dict[str, str]:
+    """``{name: sha256}`` of every provisioned file of an engine (jars, their dependencies,
+    npm lock files), from its lock.json: what a reader needs to rerun the very same engine."""
+    out: dict[str, str] = {}
+    for section in lock.values():
+        if not isinstance(section, dict):
+            continue
+        for name, entry in section.items():
+            if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
+                out[name] = entry["sha256"]
+    return dict(sorted(out.items()))
 
 
 def _query_file(store: Store, spec: QuerySpec) -> Path:
@@ -85,14 +99,15 @@ def _query_file(store: Store, spec: QuerySpec) -> Path:
 
 
 def _state(summary_state: str, run_dir: Path) -> CellState:
-    """ok / interrupted / timeout (the runner's EngineTimeout: a verb overran) / failed."""
+    """ok / interrupted / timeout (the runner's EngineTimeout: a verb overran; RunTimeout: the
+    whole run overran limits.cell_timeout_s) / failed."""
     if summary_state == "ok":
         return CellState.OK
     if summary_state == "interrupted":
         return CellState.INTERRUPTED
     status = run_dir / "status.json"
     kind = json.loads(status.read_text()).get("error_type") if status.exists() else None
-    return CellState.TIMEOUT if kind == "EngineTimeout" else CellState.FAILED
+    return CellState.TIMEOUT if kind in ("EngineTimeout", "RunTimeout") else CellState.FAILED
 
 
 def _expanded(config: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +174,9 @@ def run_cell(
                 engine_config=_expanded(cell.engine_config),
                 drain_quiet_s=cell.drain_quiet_s,
                 drain_max_s=cell.drain_max_s,
-                timeouts=_timeouts(cell.timeout_s),
+                # no verb may outlast the cell's own deadline either
+                timeouts=_timeouts(min(cell.timeout_s, cell.cell_timeout_s or cell.timeout_s)),
+                deadline_s=cell.cell_timeout_s,
                 # static data goes to the graphs the query reads (FROM <g>); none: not sent
                 static=list(stream.static) if spec.static_graphs else [],
             ),
@@ -181,9 +198,60 @@ def run_cell(
         run_dir=str(run_dir.relative_to(store.root)),
     )
     row.update(run_metrics(run_dir))
-    if state is CellState.OK and {"csrbench", "yabench"} & set(cell.metrics):
+    if state is CellState.OK and needs_judging(cell):
         row.update(_judge(cell, spec, adapter, stream, run_dir, oracle))
     row["wall_s"] = time.monotonic() - started
+    row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
+    store.finish(cell.key, row)
+    return row
+
+
+def needs_judging(cell: Cell) -> bool:
+    """The spec asks for a verdict (CSRBench) or YABench's per-window numbers."""
+    return bool({Metric.CSRBENCH.value, Metric.YABENCH.value} & set(cell.metrics))
+
+
+def unjudged(cell: Cell, done: dict[str, Any] | None, store: Store) -> bool:
+    """The engine's run finished but its judgement is missing: the matrix died while judging
+    (no cell.json yet, status.json says ok) or judging failed, e.g. the oracle's JVM went down
+    with a Ctrl-C (cell.json says ok but not_judged). Such a cell is judged again from its
+    recording; the engine is not rerun."""
+    if done is None:
+        return store.run_finished(cell.key)
+    return done.get("state") == "ok" and done.get("verdict") == "not_judged" and needs_judging(cell)
+
+
+def judge_cell(
+    cell: Cell,
+    store: Store,
+    streams: dict[str, PreparedStream],
+    oracle: OracleCache,
+    done: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Finish an ``unjudged`` cell from its run directory: metrics (when cell.json is missing)
+    and the judgement; returns its new cell.json row."""
+    run_dir = store.cell_dir(cell.key)
+    if done is None:
+        status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+        row = base_row(cell)
+        row.update(
+            state=CellState.OK.value,
+            relations=status.get("result_events", 0),
+            rows=status.get("result_rows", 0),
+            run_dir=str(run_dir.relative_to(store.root)),
+            started_at=status.get("started_wall"),
+            wall_s=status.get("duration_s") or 0.0,
+        )
+        row.update(run_metrics(run_dir))
+    else:
+        row = dict(done)
+    started = time.monotonic()
+    row.update(verdict="not_judged", reason=None)
+    if needs_judging(cell):
+        assert cell.query_spec is not None
+        spec = QuerySpec.model_validate(cell.query_spec)
+        row.update(_judge(cell, spec, _adapter(cell), streams[cell.stream], run_dir, oracle))
+    row["wall_s"] = float(row.get("wall_s") or 0.0) + time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)
     return row
@@ -213,7 +281,7 @@ def _judge(
         if detail.get("divergence"):
             out["divergence_detail"] = json.dumps(detail["divergence"], sort_keys=True)
         if Metric.YABENCH.value in cell.metrics:
-            out.update(_yabench(spec, adapter, run_dir, expected, detail.get("t0")))
+            out.update(_yabench(cell, spec, adapter, stream, run_dir, expected, detail.get("t0")))
     except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
         out["verdict"] = "not_judged"
         out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"
@@ -221,21 +289,47 @@ def _judge(
 
 
 def _yabench(
-    spec: QuerySpec, adapter: Adapter, run_dir: Path, expected: Any, t0: int | None
+    cell: Cell,
+    spec: QuerySpec,
+    adapter: Adapter,
+    stream: PreparedStream,
+    run_dir: Path,
+    expected: Any,
+    t0: int | None,
 ) -> dict[str, Any]:
-    """YABench precision / recall per window (windows.parquet) and overall."""
-    from rsp_sdk.compare.answers import load_answers
+    """YABench precision / recall / delay per window (windows.parquet) and overall; with the
+    query axis's ``gracious``, the gracious scores too (the same run judged both ways)."""
+    import pyarrow.compute as pc
+
+    from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
+    from rsp_sdk.compare.clock import TimeMap
     from rsp_sdk.compare.judge import Metrics, judge_run
+    from rsp_sdk.compare.yabench import gracious_for
+    from rsp_sdk.streams.io import read_static, read_stream
 
     profile = adapter.profile
+    r2s = profile.r2s or spec.r2s
+    table = read_stream(stream.path)
+    pushed = read_pushed(run_dir)
+    time_map = (
+        TimeMap.from_pushed(pushed, source=run_dir / PUSHED_FILE)
+        if pushed is not None and pushed.num_rows
+        else None
+    )
+    grace = None
+    if cell.gracious:
+        grace = gracious_for(table, spec, [read_static(f) for f in stream.static], r2s)
     result = judge_run(
         expected,
         load_answers(run_dir),
         profile,
-        profile.r2s or spec.r2s,
+        r2s,
         query=spec.name,
         metrics=Metrics.YABENCH,
         t0=t0,
+        time_map=time_map,
+        event_times=pc.unique(table.column("t_app_ms")).to_pylist(),
+        gracious=grace,
     )
     report = result.yabench
     if report is None:
@@ -247,4 +341,6 @@ def _yabench(
         "precision": report.mean_precision,
         "recall": report.mean_recall,
         "delay_ms_p50": statistics.median(delays) if delays else None,
+        "gracious_precision": report.mean_gracious_precision,
+        "gracious_recall": report.mean_gracious_recall,
     }

@@ -9,6 +9,9 @@ re-measured from its recorded run. Definitions follow METRICS.md:
 * result latency: arrival of a relation minus the moment its window closed on the input side:
   the start of the first push carrying a triple at or after the relation's report time (the
   end of the last push when only ``advance_time`` closed it); a push is the finest grain;
+* final result arrival (YABench): arrival of the last result minus the end of input (the end
+  of the last measured push) — how long the engine still worked off its backlog after the
+  stream stopped; negative when it had answered everything before the last push ended;
 * peak RSS / heap, mean CPU, max threads, GC count over the run; MCR = (max − min) / period.
 """
 
@@ -89,6 +92,21 @@ def latency_metrics(run_dir: Path) -> dict[str, float | None]:
     }
 
 
+def final_result_metrics(run_dir: Path) -> dict[str, float | None]:
+    """``final_result_ms``: last result's arrival minus the end of input (YABench's final
+    result arrival; ``rsp_sdk.compare.yabench`` reports the same from its TimeMap)."""
+    pushed = read_table(run_dir, "pushed")
+    measured = pushed.filter(pc.equal(pushed.column("phase"), "measure"))
+    outputs = read_table(run_dir, "outputs")
+    if measured.num_rows == 0 or outputs.num_rows == 0:
+        return {"final_result_ms": None}
+    end = pc.max(measured.column("t_sys_end_ns")).as_py()
+    last = pc.max(outputs.column("t_sys_ns")).as_py()
+    if end is None or last is None:
+        return {"final_result_ms": None}
+    return {"final_result_ms": (int(last) - int(end)) / 1e6}
+
+
 def resource_metrics(run_dir: Path) -> dict[str, float | None]:
     perf = read_table(run_dir, "perf")
     if perf.num_rows == 0:
@@ -121,4 +139,9 @@ def resource_metrics(run_dir: Path) -> dict[str, float | None]:
 
 def run_metrics(run_dir: Path) -> dict[str, Any]:
     """Every performance column of cells.parquet for one run directory."""
-    return {**feeding_metrics(run_dir), **latency_metrics(run_dir), **resource_metrics(run_dir)}
+    return {
+        **feeding_metrics(run_dir),
+        **latency_metrics(run_dir),
+        **final_result_metrics(run_dir),
+        **resource_metrics(run_dir),
+    }

@@ -76,8 +76,11 @@ class Cell(BaseModel):
     drain_max_s: float = 60.0
     engine_config: dict[str, Any] = {}
     timeout_s: float = 600.0
+    cell_timeout_s: float | None = None
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
+    gracious: bool = False  # YABench gracious mode too (metric yabench)
+    artifacts: dict[str, Any] = {}  # the engine's provisioned artifacts (lock.json)
 
     def axes(self) -> dict[str, Any]:
         """The values ``--only`` and the spec's rules match on."""
@@ -124,6 +127,7 @@ class Query(BaseModel):
     spec: QuerySpec
     streams: list[str] | None
     group: str | None = None
+    gracious: bool = False
 
 
 def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
@@ -148,7 +152,14 @@ def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
                 name = f.stem if not params else name
                 q = q.model_copy(update={"name": f.stem})
                 out.append(
-                    Query(name=name, params=params, spec=q, streams=axis.streams, group=axis.group)
+                    Query(
+                        name=name,
+                        params=params,
+                        spec=q,
+                        streams=axis.streams,
+                        group=axis.group,
+                        gracious=axis.gracious,
+                    )
                 )
     return out
 
@@ -322,7 +333,10 @@ def _cells_for(
             rendered, why = _refusal(adapter, q)
             if why is not None and state is CellState.PLANNED:
                 state, reason = CellState.REFUSED, why
-        limits = spec.limits.model_dump(mode="json")
+        # a limit left unset is not part of the key: adding one keeps older results' keys
+        limits = spec.limits.model_dump(
+            mode="json", exclude={k for k in ("cell_timeout_s",) if getattr(spec.limits, k) is None}
+        )
         feeder_json = feeder.model_dump(mode="json") if feeder is not None else None
         key = cell_key(
             {
@@ -336,6 +350,8 @@ def _cells_for(
                 "engine_config": engine_config,
                 "limits": limits,
                 "repetition": rep,
+                # judged differently: the key changes only when asked (older keys stay)
+                **({"gracious": True} if query.gracious else {}),
             }
         )
         app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
@@ -370,8 +386,11 @@ def _cells_for(
                 drain_max_s=max(spec.limits.drain_max_s, 4 * (tail or 0)),
                 engine_config=engine_config,
                 timeout_s=spec.limits.timeout_s,
+                cell_timeout_s=spec.limits.cell_timeout_s,
                 profile_json=profile.model_dump(mode="json") if profile else None,
                 metrics=[m.value for m in spec.metrics],
+                gracious=query.gracious,
+                artifacts=info.artifacts,
             )
         )
     return out

@@ -2,10 +2,13 @@
 
 Resume works as asv's: a cell is done iff its ``cell.json`` exists, so a rerun after a kill
 re-plans (same keys, since keys hash only inputs), skips finished cells untouched, sets killed
-cells aside and runs them again. ``--retry-failed`` reruns failed, timed-out and interrupted
-cells (their old directories are kept under ``retried/``). With ``jobs > 1`` the cells whose
-numbers do not depend on wall-clock time run side by side in threads (each engine is its own
-process; the oracle's Spark session is shared); every other cell runs alone, afterwards.
+cells aside and runs them again. A cell whose engine run finished but whose judgement is
+missing (killed while judging) or failed (the oracle's JVM went down with a Ctrl-C) is judged
+again from its recording, without rerunning the engine. ``--retry-failed`` reruns failed,
+timed-out and interrupted cells (their old directories are kept under ``retried/``). With
+``jobs > 1`` the cells whose numbers do not depend on wall-clock time run side by side in
+threads (each engine is its own process; the oracle's Spark session is shared); every other
+cell runs alone, afterwards.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.aggregate import aggregate
-from rsp_sdk.matrix.execute import run_cell
+from rsp_sdk.matrix.execute import judge_cell, run_cell, unjudged
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
 from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.plan import Cell, plan, select
@@ -32,7 +35,7 @@ RETRY = ("failed", "timeout", "interrupted")
 class Progress(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    event: str  # "start" | "done" | "skip"
+    event: str  # "start" | "judge" (a finished run judged again) | "done" | "skip"
     cell: Cell
     row: dict[str, Any] | None = None
     total: int = 0  # cells selected in this run
@@ -46,6 +49,7 @@ class MatrixResult(BaseModel):
     cells: list[Cell]
     rows: list[dict[str, Any]]
     ran: int
+    judged: int = 0  # cells whose finished run was only judged (its judgement was missing)
     skipped: int
     oracle_computed: int
     oracle_reused: int
@@ -75,8 +79,13 @@ def run_matrix(
     streams, cells = planned(spec, spec_path, output / "inputs", only)
     store.open(spec, spec_path, cells)
     todo: list[Cell] = []
+    to_judge: dict[str, dict[str, Any] | None] = {}
     for cell in cells:
         done = store.done(cell.key)
+        if unjudged(cell, done, store):
+            to_judge[cell.key] = done
+            todo.append(cell)
+            continue
         if done is not None and not (retry_failed and done["state"] in RETRY):
             if progress:
                 progress(Progress(event="skip", cell=cell, row=done, total=len(cells)))
@@ -87,9 +96,14 @@ def run_matrix(
     oracle = OracleCache(store)
 
     def one(cell: Cell) -> None:
+        judge_only = cell.key in to_judge
         if progress:
-            progress(Progress(event="start", cell=cell, total=len(cells)))
-        row = run_cell(cell, store, streams, oracle)
+            event = "judge" if judge_only else "start"
+            progress(Progress(event=event, cell=cell, total=len(cells)))
+        if judge_only:
+            row = judge_cell(cell, store, streams, oracle, to_judge[cell.key])
+        else:
+            row = run_cell(cell, store, streams, oracle)
         if progress:
             progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
 
@@ -109,7 +123,8 @@ def run_matrix(
         root=output,
         cells=cells,
         rows=[r for r in store.rows() if r["key"] in keys],
-        ran=len(todo),
+        ran=len(todo) - len(to_judge),
+        judged=len(to_judge),
         skipped=len(cells) - len(todo),
         oracle_computed=oracle.computed,
         oracle_reused=oracle.reused,

@@ -87,6 +87,11 @@ class QueryAxis(_Model):
     )
     streams: list[str] | None = Field(default=None, description="default: every stream")
     group: str | None = Field(default=None, description="experiment name (default: the spec's)")
+    gracious: bool = Field(
+        default=False,
+        description="metric yabench: also judge in YABench's gracious mode (window borders "
+        "reconstructed from the output): gracious_precision/recall beside the plain ones",
+    )
 
 
 class Feeding(_Model):
@@ -124,6 +129,13 @@ class Limits(_Model):
     drain_quiet_s: float = Field(default=2.0, ge=0)
     drain_max_s: float = Field(default=60.0, ge=0)
     memory: str | None = Field(default=None, description="docker runtime memory limit")
+    cell_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="longest a cell's whole run (engine start, feeding, drain, close) may take; "
+        "past it the engine is killed (nothing left running) and the cell recorded as timeout. "
+        "It catches an engine that answers every verb, only too slowly (None: no bound)",
+    )
 
 
 class MatrixSpec(_Model):
@@ -185,8 +197,13 @@ def _key_line(text: str, loc: tuple[int | str, ...]) -> int | None:
 
 
 def load_spec(path: Path | str) -> MatrixSpec:
-    """Read and validate a spec; every problem is an ``InputError`` naming file, line and key."""
+    """Read and validate a spec; every problem is an ``InputError`` naming file, line and key.
+    A YABench test folder (``config.json`` + ``oracle.query``) is a spec too."""
     path = Path(path)
+    if path.is_dir():
+        from rsp_sdk.matrix.yabench_test import load_yabench_test
+
+        return load_yabench_test(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -75,6 +75,11 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "wall_s": pa.float64(),
     "started_at": pa.string(),
     "run_dir": pa.string(),
+    # added after the first layout (older cell.json files: null)
+    "gracious_precision": pa.float64(),
+    "gracious_recall": pa.float64(),
+    "final_result_ms": pa.float64(),
+    "artifacts": pa.string(),
 }
 CELLS_SCHEMA = pa.schema([pa.field(n, t) for n, t in CELL_COLUMNS.items()])
 
@@ -137,6 +142,17 @@ class Store:
             return None
         row: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return row
+
+    def run_finished(self, key: str) -> bool:
+        """The cell's engine run ended ok (status.json) but cell.json was never written: the
+        matrix was killed after the run, while measuring or judging it."""
+        status = self.cell_dir(key) / "status.json"
+        if self.cell_json(key).exists() or not status.exists():
+            return False
+        try:
+            return bool(json.loads(status.read_text(encoding="utf-8")).get("state") == "ok")
+        except ValueError:  # cut short while being written: not a finished run
+            return False
 
     def set_aside(self, key: str) -> Path | None:
         """Move a killed cell's directory (no cell.json) out of the way; returns where."""

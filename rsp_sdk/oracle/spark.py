@@ -8,6 +8,7 @@ SPARQL-to-SQL compiler relies on NULL for a failed cast (SPARQL's expression err
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -52,9 +53,31 @@ def get_spark(master: str | None = None, *, partitions: int | None = None) -> An
             # thousand elements need more than Spark's 1 GiB default
             .config("spark.driver.memory", os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g"))
         )
-        spark = builder.getOrCreate()
+        spark = _launch(builder)
         spark.sparkContext.setLogLevel("ERROR")
         return spark
+
+
+def _launch(builder: Any) -> Any:
+    """``getOrCreate``, killing the JVM it started if it is interrupted (Ctrl-C) or fails.
+
+    PySpark launches the JVM, then waits for it to write its gateway port into a temporary
+    folder; interrupted in that wait, it deletes the folder and drops the JVM, which then
+    waits for a connection forever (SIGINT is ignored in it): a JVM left behind by every
+    Ctrl-C at the wrong moment. Only processes that appeared during the launch are killed.
+    """
+    import psutil
+
+    me = psutil.Process()
+    before = {p.pid for p in me.children(recursive=True)}
+    try:
+        return builder.getOrCreate()
+    except BaseException:
+        for child in me.children(recursive=True):
+            if child.pid not in before:
+                with contextlib.suppress(psutil.Error):
+                    child.kill()
+        raise
 
 
 def stop_spark() -> None:

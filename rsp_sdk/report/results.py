@@ -87,6 +87,10 @@ class CellRecord(BaseModel):
     wall_s: float | None = None
     started_at: str | None = None
     run_dir: str | None = None
+    gracious_precision: float | None = None
+    gracious_recall: float | None = None
+    final_result_ms: float | None = None
+    artifacts: str | None = None  # JSON {file: sha256} of the engine's provisioned files
 
     @property
     def series(self) -> tuple[Any, ...]:

@@ -31,6 +31,7 @@ from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery
 from rsp_sdk.errors import InputError, RspError
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.run.deadline import Deadline
 from rsp_sdk.run.feeder import FeederConfig, Plan, plan
 from rsp_sdk.run.recorder import RunRecorder, RunStatus
 from rsp_sdk.run.sampler import Sampler
@@ -102,6 +103,12 @@ class RunRequest(BaseModel):
     warmup: Path | None = None
     engine_config: dict[str, Any] = Field(default_factory=dict)
     timeouts: Timeouts = Field(default_factory=Timeouts)
+    deadline_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="longest the whole run (open, feeding, drain, close) may take; past it "
+        "the engine is killed and the run fails with RunTimeout (None: no deadline)",
+    )
     limits: ResourceLimits = Field(
         default_factory=ResourceLimits, description="memory/CPU limits (docker runtime)"
     )
@@ -246,6 +253,7 @@ def run(
     session: EngineSession | None = None
     sampler: Sampler | None = None
     push_ns = 0
+    deadline = Deadline(request.deadline_s)
     try:
         if missing:
             assert query.spec is not None
@@ -260,6 +268,7 @@ def run(
             log_dir=recorder.log_dir,
             cache=cache,
         )
+        deadline.watch(session)
         recorder.engine_started(session.pid, runtime.name)
         for iri in streams:
             session.register_stream(iri)
@@ -276,24 +285,31 @@ def run(
             session.pid, recorder.perf, stats=live.stats, interval_s=request.sample_interval_s
         )
         sampler.start()
-        push_ns = _feed(session, feed_plan, recorder, request, progress)
+        push_ns = _feed(session, feed_plan, recorder, request, progress, deadline)
         if Feature.APP_TIME_INPUT in adapter.capabilities:
             session.advance_time(feed_plan.t_app_max_ms + _flush_ms(request, query))
-        _drain(session, recorder, request)
+        _drain(session, recorder, request, deadline)
         sampler.stop()
         session.close()
+        if deadline.stop():  # fired during close: what was recorded may be cut short
+            raise deadline.error()
         status = recorder.finish("ok")
     except KeyboardInterrupt as exc:
+        deadline.stop()
         _cleanup(sampler, session)
         recorder.finish("interrupted", exc)
         raise
-    except (EngineError, RspError) as exc:
-        _cleanup(sampler, session)
-        status = recorder.finish("failed", exc)
     except BaseException as exc:
+        # past the deadline, whatever the killed engine's verb raised is the deadline's doing
+        overran = deadline.stop()
         _cleanup(sampler, session)
-        recorder.finish("failed", exc)
-        raise
+        if overran:
+            status = recorder.finish("failed", deadline.error())
+        elif isinstance(exc, EngineError | RspError):
+            status = recorder.finish("failed", exc)
+        else:
+            recorder.finish("failed", exc)
+            raise
     measured = status.triples_pushed - feed_plan.warmup_triples
     return RunSummary(
         run_dir=str(recorder.dir),
@@ -364,6 +380,7 @@ def _feed(
     recorder: RunRecorder,
     request: RunRequest,
     progress: ProgressFn | None,
+    deadline: Deadline,
 ) -> int:
     """Push every planned batch at its due time; returns the ns spent in measured pushes."""
     start = time.monotonic_ns()
@@ -375,6 +392,7 @@ def _feed(
         if pb.due_ns is not None:
             due = start + pb.due_ns
             while True:
+                deadline.check()
                 now = time.monotonic_ns()
                 if now >= due:
                     break
@@ -383,6 +401,7 @@ def _feed(
                     last_poll = time.monotonic_ns()
                     continue
                 time.sleep(min((due - now) / 1e9, request.poll_interval_s))
+        deadline.check()
         t0 = time.monotonic_ns()
         session.push(pb.stream, pb.batch)
         t1 = time.monotonic_ns()
@@ -408,11 +427,14 @@ def _feed(
     return push_ns
 
 
-def _drain(session: EngineSession, recorder: RunRecorder, request: RunRequest) -> None:
+def _drain(
+    session: EngineSession, recorder: RunRecorder, request: RunRequest, deadline: Deadline
+) -> None:
     """Poll until nothing new arrived for ``drain_quiet_s`` (or ``drain_max_s`` passed)."""
     end = time.monotonic() + request.drain_max_s
     quiet_since = time.monotonic()
     while time.monotonic() < end:
+        deadline.check()
         events = session.poll()
         if events:
             recorder.outputs(events)

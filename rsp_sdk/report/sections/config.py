@@ -49,6 +49,17 @@ def _driver(config: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def _artifacts(recorded: str | None) -> str | None:
+    """``file sha256`` per provisioned file of the engine (cell.json's ``artifacts``)."""
+    try:
+        hashes = json.loads(recorded) if recorded else {}
+    except ValueError:
+        return recorded
+    if not isinstance(hashes, dict):
+        return recorded
+    return "; ".join(f"{name} {sha}" for name, sha in sorted(hashes.items())) or None
+
+
 def facts(cell: CellRecord, config: dict[str, Any]) -> list[tuple[str, str]]:
     engine = config.get("engine") or {}
     stream = config.get("stream") or {}
@@ -58,6 +69,7 @@ def facts(cell: CellRecord, config: dict[str, Any]) -> list[tuple[str, str]]:
         ("key", cell.key),
         ("engine", f"{cell.engine} {engine.get('version', '')}".strip()),
         ("adapter version", cell.adapter_version),
+        ("artifact sha256", _artifacts(cell.artifacts)),
         ("runtime", cell.runtime),
         *_driver(config),
         (

@@ -1,0 +1,79 @@
+"""A run's whole-run deadline: the engine is killed when a run (open, feeding, drain, close)
+overruns it, however well each verb answers on its own.
+
+Per-verb timeouts (``Timeouts``) catch an engine that stops answering; they do not catch one
+that answers every verb slowly — a push of 1 s for each of 10 000 batches is never a timeout
+and still takes hours. The deadline is a timer thread: when it fires it kills the session
+(whose channel kills the process tree, container and ports) and every verb under way or to
+come fails at once; the runner then records the run as ``RunTimeout``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rsp_sdk.engine.session import EngineSession
+from rsp_sdk.runtime.base import EngineTimeout
+
+
+class RunTimeout(EngineTimeout):
+    """The whole run overran its deadline (``RunRequest.deadline_s``); the engine was killed."""
+
+
+class Deadline:
+    """Kills the session it watches after ``seconds``; ``None`` seconds: never fires."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self._lock = threading.Lock()
+        self._session: EngineSession | None = None
+        self._expired = False
+        self._stopped = False
+        self._timer: threading.Timer | None = None
+        if seconds is not None:
+            self._timer = threading.Timer(seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    @property
+    def expired(self) -> bool:
+        return self._expired
+
+    def watch(self, session: EngineSession) -> None:
+        """The session to kill; killed at once when the deadline already passed (it fired
+        while the engine was starting)."""
+        with self._lock:
+            self._session = session
+            late = self._expired
+        if late:
+            session.kill()
+            raise self.error()
+
+    def check(self) -> None:
+        """Raise ``RunTimeout`` if the deadline passed (between verbs, in wait loops)."""
+        if self._expired:
+            raise self.error()
+
+    def stop(self) -> bool:
+        """Disarm; True when the deadline had already fired (the run must count as timeout)."""
+        with self._lock:
+            self._stopped = True
+        if self._timer is not None:
+            self._timer.cancel()
+        return self._expired
+
+    def error(self) -> RunTimeout:
+        return RunTimeout(
+            "run",
+            f"the run overran its {self.seconds:g} s deadline (limits.cell_timeout_s); "
+            "the engine was killed",
+        )
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._expired = True
+            session = self._session
+        if session is not None:
+            session.kill()
