@@ -154,3 +154,28 @@ def test_missing_driver_message(tmp_path: Path) -> None:
     ]
     with pytest.raises(MissingArtifact, match="run: rsp engines fetch rsprs"):
         adapter.driver(empty)
+
+
+def test_fetch_without_cargo_names_what_to_install(tmp_path: Path, rsp_exe: list[str]) -> None:
+    """No cargo on PATH, no $CARGO, no ~/.cargo/bin: one message and exit 2, nothing built."""
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("CARGO", "RUSTUP_HOME")},
+        "HOME": str(tmp_path / "home"),
+        "PATH": str(Path(sys.executable).parent),  # the venv: rsp and python, no cargo
+    }
+    cache = tmp_path / "cache"
+    proc = subprocess.run(
+        [*rsp_exe, "engines", "fetch", "rsprs", "--cache", str(cache)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc
+    assert "cargo is needed" in proc.stderr and "Rust toolchain" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not list(cache.rglob("rsprs-driver"))
