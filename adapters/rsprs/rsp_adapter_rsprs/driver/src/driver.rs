@@ -207,10 +207,7 @@ impl Driver {
             let t = close + 1;
             for (_, q) in &self.queries {
                 for w in &q.windows {
-                    add_to_window(w, &tick, t);
-                    for content in lock(&w.window).active_windows.values_mut() {
-                        content.elements.retain(|e| !is_tick(e));
-                    }
+                    tick_window(w, &tick, t);
                 }
             }
             self.last_time = Some(t);
@@ -281,8 +278,22 @@ fn add_to_window(w: &Window, quad: &Quad, t: i64) {
     window.add(quad.clone(), t);
 }
 
+/// Add the tick so the window reports what closed before `t`, then undo what else it did: the
+/// instances it opened (a real element would open only those holding its own time, and will
+/// again) and its place in the remaining contents.
+fn tick_window(w: &Window, tick: &Quad, t: i64) {
+    let before: HashSet<(i64, i64)> =
+        lock(&w.window).get_active_window_ranges().into_iter().collect();
+    add_to_window(w, tick, t);
+    let mut window = lock(&w.window);
+    window.active_windows.retain(|inst, _| before.contains(&(inst.open, inst.close)));
+    for content in window.active_windows.values_mut() {
+        content.elements.retain(|e| !is_tick(e));
+    }
+}
+
 fn is_tick(q: &Quad) -> bool {
-    matches!(&q.subject, oxigraph::model::Subject::NamedNode(n) if n.as_str() == TICK)
+    matches!(&q.subject, oxigraph::model::NamedOrBlankNode::NamedNode(n) if n.as_str() == TICK)
 }
 
 /// The query's projected variables, after checking it parses and is a SELECT (rsp-rs accepts
