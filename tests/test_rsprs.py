@@ -179,3 +179,30 @@ def test_fetch_without_cargo_names_what_to_install(tmp_path: Path, rsp_exe: list
     assert "cargo is needed" in proc.stderr and "Rust toolchain" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not list(cache.rglob("rsprs-driver"))
+
+
+# ---- the engine's observed semantics -----------------------------------------------------------------
+
+
+def test_probe_recovers_the_declared_profile(rsprs_ready: None) -> None:
+    from rsp_sdk.probe import FieldName as F
+    from rsp_sdk.probe import ProbeSettings, inferred_profile, probe_engine
+
+    adapter = RspRsAdapter()
+    fp = probe_engine(adapter, ProbeSettings(runtime="subprocess"))
+    found = {name: f.value for name, f in fp.findings.items()}
+    assert found == {
+        F.CLOCK: "application",
+        # windows anchored at the first element, the first ones opening RANGE - STEP before it
+        F.T0: "before-data",
+        F.T0_PHASE: "first-element",
+        F.WINDOW_BOUNDS: "left-closed",
+        F.REPORT: "window_close",
+        F.NON_EMPTY_CONTENT: None,
+        F.TICK: None,
+        F.TIME_UNIT: None,
+        F.R2S: "rstream",
+        F.EMPTY_RELATIONS: None,
+    }
+    assert fp.differences == []
+    assert inferred_profile(fp).t0 == adapter.profile.t0
