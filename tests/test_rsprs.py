@@ -17,7 +17,8 @@ from rsp_sdk.engine import EngineSession, ProvisionCache, TripleBatch
 from rsp_sdk.engine.provision import MissingArtifact
 from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
-from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch
+from rsp_sdk.runtime.base import EngineError
+from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
 
 rsprs = pytest.importorskip(
     "rsp_adapter_rsprs",
@@ -206,3 +207,96 @@ def test_probe_recovers_the_declared_profile(rsprs_ready: None) -> None:
     }
     assert fp.differences == []
     assert inferred_profile(fp).t0 == adapter.profile.t0
+
+
+def test_windows_are_anchored_at_the_first_element_and_closed_by_a_later_one(engine: Any) -> None:
+    s = engine()
+    s.register_query(
+        spec(
+            f"SELECT ?s ?v WHERE {{ GRAPH <{EX}w> {{ ?s <{EX}p> ?v }} }}",
+            [(f"{EX}w", S1, 1000, 1000)],
+        )
+    )
+    # t0 = 500 (the first element): windows [-500, 500), [500, 1500), [1500, 2500), …
+    s.push(S1, ints([(500, "a", "p", 1), (999, "b", "p", 2), (1500, "c", "p", 3)]))
+    assert drain(s, quiet_s=0.3) == [], "an element at t = close must not close [500, 1500)"
+    s.push(S1, ints([(1501, "d", "p", 4)]))
+    (ev,) = drain(s, quiet_s=0.3)
+    assert ev.t_app_ms == 1500 and ev.vars == ("s", "v")
+    assert sorted(r[0] for r in ev.rows) == [f"<{EX}a>", f"<{EX}b>"]
+    s.advance_time(10_000)
+    (last,) = drain(s, quiet_s=0.3)
+    assert last.t_app_ms == 2500
+    assert sorted(r[0] for r in last.rows) == [f"<{EX}c>", f"<{EX}d>"]
+    stats = s.stats()
+    assert stats["window_t0"] == {f"q {EX}w": 500}
+    # [-500, 500) (empty, before the data), [500, 1500), [1500, 2500); the ticks of
+    # advance_time open no window of their own
+    assert stats["evaluations"] == 3
+
+
+def test_the_empty_window_before_the_data_is_evaluated(engine: Any) -> None:
+    """The first window [t0 - RANGE, t0) holds nothing but is evaluated when it closes: an
+    aggregate without GROUP BY answers it (COUNT = 0), so a relation precedes the data."""
+    s = engine()
+    s.register_query(
+        spec(
+            f"SELECT (COUNT(?s) AS ?n) WHERE {{ GRAPH <{EX}w> {{ ?s <{EX}p> ?v }} }}",
+            [(f"{EX}w", S1, 1000, 1000)],
+        )
+    )
+    s.push(S1, ints([(500, "a", "p", 1), (999, "b", "p", 2), (1501, "c", "p", 3)]))
+    got = [(e.t_app_ms, [list(r) for r in e.rows]) for e in drain(s, quiet_s=0.3)]
+    assert got == [
+        (500, [[f'"0"^^<{XSD_INT}>']]),
+        (1500, [[f'"2"^^<{XSD_INT}>']]),
+    ]
+
+
+def test_static_data_joins_and_two_streams(engine: Any) -> None:
+    """Each window has its own t0 (its stream's first element); when one fires, rsp-rs merges
+    the other window's instance holding the firing content's last timestamp."""
+    s = engine(streams=(S1, S2))
+    static = Path(s.workdir) / "kb.ttl"
+    static.write_text(f'<{EX}a> <{EX}label> "A" .\n<{EX}b> <{EX}label> "B" .\n')
+    s.load_static(f"{EX}kb", static)
+    s.register_query(
+        spec(
+            f"SELECT ?s ?l ?v WHERE {{ GRAPH <{EX}w1> {{ ?s <{EX}p> ?v }} "
+            f"GRAPH <{EX}w2> {{ ?s <{EX}q> ?v }} ?s <{EX}label> ?l }}",
+            [(f"{EX}w1", S1, 1000, 1000), (f"{EX}w2", S2, 1000, 1000)],
+            static=[f"{EX}kb"],
+        )
+    )
+    s.push(S2, ints([(100, "a", "q", 1), (200, "b", "q", 9), (300, "c", "q", 3)]))
+    s.push(
+        S1, ints([(150, "a", "p", 1), (250, "b", "p", 2), (350, "c", "p", 3), (1500, "z", "p", 0)])
+    )
+    (ev,) = drain(s, quiet_s=0.3)
+    assert ev.vars == ("s", "l", "v") and ev.t_app_ms == 1150  # w1's t0 is 150
+    # a joins both windows and the static label; b's values differ; c has no label
+    assert [list(r) for r in ev.rows] == [[f"<{EX}a>", '"A"', f'"1"^^<{XSD_INT}>']]
+
+
+def test_queries_rsp_rs_cannot_evaluate_are_refused_at_registration(engine: Any) -> None:
+    s = engine()
+    window = f"FROM NAMED WINDOW <{EX}w> ON STREAM <{S1}> [RANGE 1000 STEP 1000]\n"
+    with pytest.raises(EngineError, match="Oxigraph"):
+        s.register_query(
+            f"REGISTER RStream <q> AS\n{window}SELECT ?s WHERE {{ GRAPH <{EX}w> {{ ?s ?p }} }}\n",
+            name="bad",
+        )
+    with pytest.raises(EngineError, match="not a SELECT"):
+        s.register_query(
+            f"REGISTER RStream <q> AS\n{window}ASK {{ GRAPH <{EX}w> {{ ?s ?p ?o }} }}\n",
+            name="ask",
+        )
+    with pytest.raises(EngineError, match="not registered"):
+        s.register_query(
+            render_rsprs(spec("SELECT * WHERE { ?s ?p ?o }", [(f"{EX}w", S2, 1000, 1000)])),
+            name="other-stream",
+        )
+    with pytest.raises(EngineError, match="packed batch line 2"):
+        s.register_query(spec("SELECT * WHERE { ?s ?p ?o }", [(f"{EX}w", S1, 1000, 1000)]))
+        s.push(S1, TripleBatch(b"0 <urn:a> <urn:b> <urn:c>\nnot a triple\n", 2, 0, 0))
+    s.push(S1, ints([(5, "a", "p", 1)]))  # the session is still usable
