@@ -300,3 +300,28 @@ def test_queries_rsp_rs_cannot_evaluate_are_refused_at_registration(engine: Any)
         s.register_query(spec("SELECT * WHERE { ?s ?p ?o }", [(f"{EX}w", S1, 1000, 1000)]))
         s.push(S1, TripleBatch(b"0 <urn:a> <urn:b> <urn:c>\nnot a triple\n", 2, 0, 0))
     s.push(S1, ints([(5, "a", "p", 1)]))  # the session is still usable
+
+
+def test_a_stream_starting_at_zero_is_anchored_twice(engine: Any) -> None:
+    """``CSPARQLWindow::scope`` takes ``t0 == 0`` for "not anchored yet": a first element at
+    t = 0 anchors windows at 0, the next one re-anchors them at its own time, and the windows
+    of both grids are reported (CSRBench's data starts at 0: docs/engines/rsprs.md)."""
+    s = engine()
+    s.register_query(
+        spec(
+            f"SELECT (COUNT(?s) AS ?n) WHERE {{ GRAPH <{EX}w> {{ ?s <{EX}p> ?v }} }}",
+            [(f"{EX}w", S1, 4000, 4000)],
+        )
+    )
+    s.push(S1, ints([(t, f"e{t // 1000}", "p", 1) for t in range(0, 12_000, 1000)]))
+    s.advance_time(20_000)
+    got = [(e.t_app_ms, e.rows[0][0]) for e in drain(s, quiet_s=0.3)]
+    count = f"^^<{XSD_INT}>"
+    assert got == [
+        (1000, f'"0"{count}'),  # [-3000, 1000): empty, second grid
+        (4000, f'"4"{count}'),  # [0, 4000): first grid, e0…e3
+        (5000, f'"4"{count}'),  # [1000, 5000): second grid, e1…e4 (overlaps the previous)
+        (9000, f'"4"{count}'),
+        (13000, f'"3"{count}'),
+    ]
+    assert s.stats()["window_t0"] == {f"q {EX}w": 1000}
