@@ -34,7 +34,11 @@ class CargoSettings(BaseModel):
 def crate_digest(crate: Path) -> str:
     """sha256 over the crate's manifest, lock and sources (what decides the binary)."""
     h = hashlib.sha256()
-    files = [crate / "Cargo.lock", *sorted(crate.rglob("Cargo.toml")), *sorted(crate.rglob("*.rs"))]
+    sources = [*sorted(crate.rglob("Cargo.toml")), *sorted(crate.rglob("*.rs"))]
+    files = [
+        crate / "Cargo.lock",
+        *(f for f in sources if "target" not in f.relative_to(crate).parts),
+    ]
     for f in files:
         h.update(str(f.relative_to(crate)).encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
