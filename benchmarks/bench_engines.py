@@ -1,4 +1,4 @@
-"""Engine throughput through the rsp-js, ETALIS and JTALIS adapters, against a reference.
+"""Engine throughput through the rsp-js, rsp-rs, ETALIS and JTALIS adapters, against a reference.
 
 Both push the CSRBench stream (15 188 triples, 34 timestamps) with CSRBench Q1 (10 s windows,
 a 4-pattern join and a FILTER) as fast as possible, and compare with the same engine fed the
@@ -6,6 +6,8 @@ same triples without our protocol, measured in the same run:
 
 * rsp-js: a Node loop calling ``RDFStream.add`` for the quads and waiting for the evaluations
   (the driver's work minus JSON lines and the per-element settling);
+* rsp-rs: ``rsprs-driver --bench`` reading the same packed lines from a file (the driver's
+  parse + window path, without JSON lines or the Python side);
 * ETALIS: ``driver.pl`` reading the same events as one ready-made ``push([...])`` term (the
   shim's Python side — JSON, N-Triples parsing, term conversion — left out).
 
@@ -155,6 +157,50 @@ def rspjs() -> list[Result]:
             rate,
             "triples/s",
             target="rsp-js alone (Node loop)",
+            ratio=rate / peer,
+            note=f"{n} triples, {rows} result rows; alone: {peer:,.0f} triples/s",
+        )
+    ]
+
+
+@bench("engines.rsprs")
+def rsprs() -> list[Result]:
+    import json
+
+    from rsp_adapter_rsprs import RspRsAdapter
+
+    from rsp_sdk.engine import ProvisionCache
+
+    adapter = RspRsAdapter()
+    missing = adapter.missing_artifacts()
+    if missing:
+        return [Result("engines.rsprs", 0, "skipped", note="; ".join(missing))]
+    table, batches, spec = _inputs()
+    n = table.num_rows
+    manifest = adapter.manifest()
+    assert manifest is not None
+    binary = ProvisionCache().cargo_binary(manifest)
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        seconds, rows = _through_adapter(adapter, spec, batches, tmp / "adapter")
+        (tmp / "q.rspql").write_text(adapter.render(spec))
+        (tmp / "data.txt").write_bytes(b"".join(b.packed for b in batches))
+        out = subprocess.run(  # the same parse + window path, fed from the file (no protocol)
+            [str(binary), "--bench", "q.rspql", STREAM, "data.txt", "10000"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
+        alone = json.loads(out.stdout.strip().splitlines()[-1])
+    rate, peer = n / seconds, n / alone["seconds"]
+    return [
+        Result(
+            "engines.rsprs.adapter",
+            rate,
+            "triples/s",
+            target="rsp-rs alone (rsprs-driver --bench)",
             ratio=rate / peer,
             note=f"{n} triples, {rows} result rows; alone: {peer:,.0f} triples/s",
         )

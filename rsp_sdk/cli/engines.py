@@ -75,21 +75,29 @@ def fetch(
     """Resolve the engine's pinned Maven Central dependencies into the cache (sha256-checked)."""
     manifest = _manifest(name)
     c = _cache(cache)
-    what = [f"{len(manifest.dependencies)} Maven Central dependencies"] * bool(
-        manifest.dependencies
-    ) + ["npm packages (npm ci)"] * bool(manifest.npm)
+    what = (
+        [f"{len(manifest.dependencies)} Maven Central dependencies"] * bool(manifest.dependencies)
+        + ["npm packages (npm ci)"] * bool(manifest.npm)
+        + ["the driver crate (cargo build --release --locked: minutes the first time)"]
+        * bool(manifest.cargo)
+    )
     with console.status(f"provisioning {name}: {', '.join(what) or 'nothing to fetch'} …"):
         paths = c.fetch(manifest)
     missing = c.missing(manifest)
     npm = str(c.npm_modules(manifest)) if manifest.npm else None
-    deps = [str(p) for p in paths if str(p) != npm]
+    binary = str(c.cargo_binary(manifest)) if manifest.cargo else None
+    deps = [str(p) for p in paths if str(p) not in (npm, binary)]
     if as_json:
-        emit_json({"engine": name, "dependencies": deps, "npm": npm, "missing": missing})
+        emit_json(
+            {"engine": name, "dependencies": deps, "npm": npm, "cargo": binary, "missing": missing}
+        )
         return
     if manifest.dependencies:
         console.print(f"{name}: {len(deps)} dependencies verified in {c.engine_dir(name) / 'deps'}")
     if npm:
         console.print(f"{name}: npm packages installed from the pinned lock file in {npm}")
+    if binary:
+        console.print(f"{name}: driver built from the pinned Cargo.lock: {binary}")
     for m in missing:
         console.print(f"  still missing: {m}")
 

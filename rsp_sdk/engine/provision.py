@@ -55,6 +55,10 @@ Manifest (TOML)::
 
     [npm]
     package_dir = "node"                      # package.json + package-lock.json, relative
+
+    [cargo]                                   # a Rust driver crate (rsp_sdk.engine.cargo)
+    crate_dir = "driver"                      # Cargo.toml + Cargo.lock, relative
+    binary = "rsprs-driver"
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ from xml.sax.saxutils import escape
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rsp_sdk.engine.cargo import CargoSettings, binary_path, build_crate
 from rsp_sdk.errors import InputError, RspError
 from rsp_sdk.runtime.bridge import bridge_classpath, cache_root, file_lock, run_maven
 
@@ -197,6 +202,7 @@ class Manifest(BaseModel):
     jvm: JvmSettings = Field(default_factory=JvmSettings)
     glue: GlueSettings | None = None
     npm: NpmSettings | None = None
+    cargo: CargoSettings | None = None
     path: Path | None = Field(default=None, exclude=True, description="where it was read from")
 
     @property
@@ -217,6 +223,12 @@ class Manifest(BaseModel):
             return None
         base = self.path.parent if self.path else Path.cwd()
         return (base / self.npm.package_dir).resolve()
+
+    def crate_dir(self) -> Path | None:
+        if self.cargo is None:
+            return None
+        base = self.path.parent if self.path else Path.cwd()
+        return (base / self.cargo.crate_dir).resolve()
 
 
 def load_manifest(path: Path | str) -> Manifest:
@@ -296,6 +308,8 @@ class ProvisionCache:
                 out.append(f"{a.file} (run: rsp engines add {manifest.name} PATH/{a.file})")
         if manifest.npm and not self.npm_modules(manifest).is_dir():
             out.append(f"npm packages (run: rsp engines fetch {manifest.name})")
+        if manifest.cargo and not self.cargo_binary(manifest).is_file():
+            out.append(f"the cargo-built driver (run: rsp engines fetch {manifest.name})")
         return out
 
     def require(self, manifest: Manifest) -> None:
@@ -326,6 +340,12 @@ class ProvisionCache:
                 f"{manifest.npm_dir()}/package-lock.json are not installed in "
                 f"{self.npm_modules(manifest)}; run: rsp engines fetch {manifest.name}"
             )
+        if manifest.cargo and not self.cargo_binary(manifest).is_file():
+            raise MissingArtifact(
+                f"engine {manifest.name}: the driver built from {manifest.crate_dir()} is not in "
+                f"{self.cargo_binary(manifest).parent}; run: rsp engines fetch {manifest.name} "
+                "(cargo build --release --locked: minutes, once)"
+            )
 
     # ---- fetch (Maven Central) -------------------------------------------------------------
 
@@ -344,6 +364,8 @@ class ProvisionCache:
         paths = [deps_dir / d.jar_name for d in manifest.dependencies]
         if manifest.npm:
             paths.append(self._npm_ci(manifest))
+        if manifest.cargo:
+            paths.append(self._cargo_build(manifest))
         if manifest.glue and not self.missing(manifest):
             self.compile_glue(manifest)
         return paths
@@ -411,6 +433,35 @@ class ProvisionCache:
             }
             self._write_lock(manifest.name, lock)
         return target
+
+    # ---- fetch (crates.io, built by cargo) --------------------------------------------------
+
+    def cargo_binary(self, manifest: Manifest) -> Path:
+        """The driver binary built from the manifest's crate (may not exist)."""
+        crate = manifest.crate_dir()
+        if crate is None or manifest.cargo is None:
+            raise RspError(f"engine {manifest.name} has no [cargo] section in its manifest")
+        return binary_path(self.engine_dir(manifest.name), crate, manifest.cargo)
+
+    def _cargo_build(self, manifest: Manifest) -> Path:
+        """``cargo build --release --locked`` of the adapter's crate, once per source digest."""
+        crate = manifest.crate_dir()
+        assert crate is not None and manifest.cargo is not None
+        binary = self.cargo_binary(manifest)
+        if binary.is_file():
+            return binary
+        with file_lock(self.engine_dir(manifest.name) / ".lock"):
+            built = build_crate(
+                manifest.name, self.engine_dir(manifest.name), crate, manifest.cargo
+            )
+            lock = self.lock(manifest.name)
+            lock.setdefault("cargo", {})["Cargo.lock"] = {
+                "sha256": sha256_of(crate / "Cargo.lock"),
+                "binary": str(built),
+                "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            }
+            self._write_lock(manifest.name, lock)
+        return built
 
     def _resolve(self, name: str, deps: list[Dependency], deps_dir: Path) -> None:
         items = []

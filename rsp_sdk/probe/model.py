@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rsp_sdk.model.profile import Profile, ReportPolicy
+from rsp_sdk.model.profile import Profile, ReportPolicy, T0Lead
 
 
 class FieldName(StrEnum):
@@ -108,10 +108,12 @@ def _declared_r2s(profile: Profile) -> str:
 
 
 def _declared_t0(profile: Profile) -> str:
-    """``first_ms = 0`` (windows at multiples of STEP from 0, as rsp-js declares) and span
-    "window" (CSRBench's enumeration) both have windows open before the first element; the
-    default enumeration starts t0 at the first element."""
-    if profile.t0.first_ms == 0 or profile.t0.span == "window":
+    """``first_ms = 0`` (windows at multiples of STEP from 0, as rsp-js declares), span
+    "window" (CSRBench's enumeration) and ``lead = range_minus_step`` (windows anchored at the
+    first element opening ω − β before it, as rsp-rs declares) all have windows open before the
+    first element; the default enumeration starts t0 at the first element."""
+    t0 = profile.t0
+    if t0.first_ms == 0 or t0.span == "window" or t0.lead == T0Lead.RANGE_MINUS_STEP:
         return "before-data"
     return "at-data"
 
