@@ -15,7 +15,7 @@ from rsp_adapter_rsprs.render import render_rsprs
 from rsp_sdk.engine import BaseAdapter, Capabilities, Feature, ProvisionCache
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Lead, T0Policy, Tick
 from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.runtime.base import DriverSpec, ProcessDriver
+from rsp_sdk.runtime.base import IMAGE_FILES, DriverSpec, ImageFile, ProcessDriver, ProcessImage
 
 HERE = Path(__file__).resolve().parent
 
@@ -65,6 +65,7 @@ class RspRsAdapter(BaseAdapter):
     profile = PROFILE
     capabilities = CAPABILITIES
     driver_kind = "process"
+    process_image = True
     manifest_path = HERE / "rsprs.toml"
 
     def render(self, query: QuerySpec) -> str:
@@ -75,4 +76,19 @@ class RspRsAdapter(BaseAdapter):
         assert manifest is not None
         cache = cache or ProvisionCache()
         cache.require(manifest)
-        return ProcessDriver(argv=[str(cache.cargo_binary(manifest))])
+        binary = cache.cargo_binary(manifest)
+        return ProcessDriver(argv=[str(binary)], image=self._image(binary))
+
+    def _image(self, binary: Path) -> ProcessImage:
+        """The driver binary cargo built on this host, copied into the pinned base image.
+
+        The base is Debian bookworm like the machines it is built on (glibc 2.36), and the
+        binary needs only libc and libgcc, which the base has: no package beyond the lock."""
+        return ProcessImage(
+            engine=self.name,
+            engine_version=self.version,
+            packages=[],
+            files=[ImageFile(name="rsprs-driver", host=binary)],
+            argv=[f"{IMAGE_FILES}/rsprs-driver"],
+            env={},
+        )
