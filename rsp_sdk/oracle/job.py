@@ -136,11 +136,13 @@ class OracleJob:
         t0s: list[int],
         static: pa.Table | None,
         evaluator: str,
+        *,
+        t0_classes: bool = True,
     ) -> None:
         self.spark = spark
         self.query = query
         self.profile = profile
-        self.t0s = sorted(set(t0s))
+        self.candidates = sorted(set(t0s))
         self.r2s = profile.r2s_for(query.r2s)
         times = stream.column("t_app_ms").to_numpy(zero_copy_only=False).astype(np.int64)
         self.stream = stream.append_column("idx", pa.array(np.arange(len(times), dtype=np.int64)))
@@ -159,7 +161,16 @@ class OracleJob:
             raise InputError(
                 query.warnings[0], path=query.source, expected="SPARQL 1.1 pyoxigraph accepts"
             )
-        self.reports, self.openings = s2r.report_table(profile, self.geom, self.t0s)
+        # every candidate's reports; the job evaluates one representative per class of
+        # candidates that see the same contents (``t0s``, ``reports``) and copies its relations
+        self.all_reports, self.openings = s2r.report_table(profile, self.geom, self.candidates)
+        self.classes = (
+            s2r.t0_classes(self.geom, self.all_reports, self.candidates)
+            if t0_classes
+            else s2r.singletons(self.candidates)
+        )
+        self.t0s = self.classes.representatives
+        self.reports = s2r.of_t0s(self.all_reports, self.t0s)
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
         self._terms: TermDictionary | None = None
@@ -492,8 +503,8 @@ class OracleJob:
             # event-driven reports carry their new results already: Rstream of them
             emitted = apply_r2s(per_report, R2S.RSTREAM if event_driven else self.r2s)
         out = finalize(
-            emitted,
-            self.reports,
+            self.classes.expand(emitted),
+            self.all_reports,
             emits_empty=self.profile.emits_empty_relations,
             skip_first=self.r2s is R2S.DSTREAM and not event_driven,
         )
