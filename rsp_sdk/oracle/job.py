@@ -487,8 +487,24 @@ class OracleJob:
 
     # -- the whole job --------------------------------------------------------------------------
     def run(self) -> pa.Table:
+        """The expected output of every candidate t0 (EXPECTED_SCHEMA)."""
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
+        return self._finish(self.classes.expand(self._emitted()), self.all_reports)
+
+    def run_classes(self) -> tuple[pa.Table, s2r.T0Classes]:
+        """The expected output of each class representative only, and the classes.
+
+        Every member of a class has its representative's rows (``seq``, sizes, bindings) at
+        its own report times (``all_reports``): what a verdict that ignores time needs, without
+        copying the rows to thousands of candidates.
+        """
+        if self.reports.num_rows == 0:
+            return EXPECTED_SCHEMA.empty_table(), self.classes
+        return self._finish(self._emitted(), self.reports), self.classes
+
+    def _emitted(self) -> pa.Table:
+        """(t0, rank, binding) emitted at each report of each class representative."""
         event_driven = self.profile.event_driven
         if self.choice.evaluator == "temporal":
             t0 = self.reports.column("t0").to_numpy()
@@ -502,11 +518,14 @@ class OracleJob:
             per_report = attach(self.relations(), self.reports)
             # event-driven reports carry their new results already: Rstream of them
             emitted = apply_r2s(per_report, R2S.RSTREAM if event_driven else self.r2s)
+        return emitted
+
+    def _finish(self, emitted: pa.Table, reports: pa.Table) -> pa.Table:
         out = finalize(
-            self.classes.expand(emitted),
-            self.all_reports,
+            emitted,
+            reports,
             emits_empty=self.profile.emits_empty_relations,
-            skip_first=self.r2s is R2S.DSTREAM and not event_driven,
+            skip_first=self.r2s is R2S.DSTREAM and not self.profile.event_driven,
         )
         return _to_expected(out, self.query.name)
 

@@ -395,6 +395,19 @@ class T0Classes:
             out.setdefault(r, []).append(t)
         return out
 
+    def ranges(self, t0: int) -> list[tuple[int, int]]:
+        """The class of candidate ``t0`` as runs [first, last] of consecutive candidates."""
+        where = np.flatnonzero(self.candidates == t0)
+        if not len(where):
+            return []
+        inside = self.representative == self.representative[where[0]]
+        edges = np.diff(np.r_[0, inside.astype(np.int8), 0])
+        starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+        return [
+            (int(self.candidates[a]), int(self.candidates[b]))
+            for a, b in zip(starts, stops, strict=True)
+        ]
+
     def expand(self, table: pa.Table) -> pa.Table:
         """Rows keyed by representative ``t0`` → the same rows for every member of its class."""
         mapping = pa.table({"t0": self.representative, "member": self.candidates})
