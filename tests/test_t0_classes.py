@@ -16,10 +16,13 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 
+from rsp_sdk.compare.csrbench import t0_ranges_text, verdict
+from rsp_sdk.compare.relations import expected_relations, result_relations
 from rsp_sdk.model.profile import ReportPolicy, T0Policy
 from rsp_sdk.model.stream import STREAM_METADATA_KEY, StreamMeta
 from rsp_sdk.oracle import plan_job, s2r
 from rsp_sdk.oracle.job import window_masks
+from tests.compare_tables import expected_table, result_table, s
 from tests.oracle_support import profile, query, rooms, spark
 from tests.test_oracle_reference import Case, canonical, cases, diff, reference
 
@@ -123,3 +126,29 @@ def test_spark_class_path_equals_per_t0_path(spark: Any, case: Case) -> None:
     grouped, single = _class_and_per_t0(spark, case)
     want, have = canonical(single), canonical(grouped)
     assert want == have, f"{case.describe()}\n" + diff(want, have)
+
+
+def test_a_verdict_reports_every_t0_expecting_the_same_relations() -> None:
+    """ "correct for t0 ∈ [1, 2] ∪ {4}": candidates expecting the matching t0's relations (at
+    other times) are named as runs of consecutive candidates; others are left out."""
+    same = [s("a"), s("b", "c")]
+
+    def at(t0: int, rels: list[list[Any]]) -> list[tuple[int, int, list[Any]]]:
+        return [(t0 + 1000 * i, t0 + 1000 * (i + 1), r) for i, r in enumerate(rels)]
+
+    exp = {0: at(0, [s("x"), s("b")]), 1: at(1, same), 2: at(2, same), 3: at(3, [s("a")])}
+    exp[4] = at(4, same)
+    v = verdict(
+        expected_relations(expected_table(exp)),
+        result_relations(result_table([s("a"), s("c", "b")])),
+        allow_split=False,
+    )
+    assert v.correct and v.t0 == 1
+    assert v.t0_ranges == [(1, 2), (4, 4)]
+    assert t0_ranges_text(v.t0_ranges) == "t0 ∈ [1, 2] ∪ {4} ms"
+    wrong = verdict(
+        expected_relations(expected_table(exp)),
+        result_relations(result_table([s("z")])),
+        allow_split=False,
+    )
+    assert not wrong.correct and wrong.t0_ranges == []
