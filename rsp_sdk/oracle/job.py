@@ -171,6 +171,10 @@ class OracleJob:
         )
         self.t0s = self.classes.representatives
         self.reports = s2r.of_t0s(self.all_reports, self.t0s)
+        if t0_classes and ReportPolicy.CONTENT_CHANGE not in profile.report:
+            # not under content change: a window group there reuses the previous event's
+            # result between change points, which needs every event of the group
+            self.reports = s2r.shared_keys(self.geom, self.reports)
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
         self._terms: TermDictionary | None = None

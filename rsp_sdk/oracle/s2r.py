@@ -444,6 +444,26 @@ def singletons(candidates: list[int]) -> T0Classes:
     return T0Classes(cands, cands.copy())
 
 
+def shared_keys(geom: Geometry, reports: pa.Table) -> pa.Table:
+    """The reports with each content key replaced by the first key seeing the same contents.
+
+    Reports of different classes differ somewhere, not everywhere: a window far from the
+    timestamps that separate two classes holds the same elements in both. Every report then
+    names an existing key (with its "before" bounds), so the evaluation has fewer keys, never
+    new ones, and each relation is the one of equal contents.
+    """
+    if reports.num_rows == 0:
+        return reports
+    _, first, ids = np.unique(
+        _content_columns(geom, reports), axis=0, return_index=True, return_inverse=True
+    )
+    pick = pa.array(first[np.asarray(ids).reshape(-1)])
+    for name in ("kc", "kb", "kr", "kbb", "krb"):
+        i = reports.schema.get_field_index(name)
+        reports = reports.set_column(i, name, reports.column(name).take(pick))
+    return reports
+
+
 def of_t0s(reports: pa.Table, t0s: list[int]) -> pa.Table:
     """The reports of the given candidates only."""
     keep = np.isin(reports.column("t0").to_numpy(), np.asarray(t0s, dtype=np.int64))
