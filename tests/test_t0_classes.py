@@ -154,3 +154,26 @@ def test_a_verdict_reports_every_t0_expecting_the_same_relations() -> None:
         allow_split=False,
     )
     assert not wrong.correct and wrong.t0_ranges == []
+
+
+def test_shared_keys_name_existing_keys_with_the_same_contents() -> None:
+    """Across classes, a report takes the first key seeing its contents: fewer distinct keys,
+    none new, and every report's window contents (triples_in_scope) unchanged."""
+    text = query("?m ?r", "?m ex:detectedAt ?r", "PT2S", "PT1S")
+    prof = profile(ReportPolicy.WINDOW_CLOSE, t0=T0Policy(step_ms=1, span="window"))
+    stream = rooms(SIX)
+    spec = Case(text, prof, stream, NO_STATIC).spec()
+    times = stream.column("t_app_ms").to_numpy().astype(np.int64)
+    geom = s2r.geometry(spec, times, window_masks(spec, stream.column("stream").combine_chunks()))
+    reports, _ = s2r.report_table(prof, geom, list(range(0, 2001)))
+    shared = s2r.shared_keys(geom, reports)
+
+    def keys(t: pa.Table) -> set[tuple[int, int, int]]:
+        cols = [t.column(c).to_pylist() for c in ("kc", "kb", "kr")]
+        return set(zip(*cols, strict=True))
+
+    assert keys(shared) < keys(reports)
+    assert len(keys(shared)) <= 2 * stream.num_rows + 2
+    before = s2r.triples_in_scope(geom, *(reports.column(c).to_numpy() for c in ("kc", "kb", "kr")))
+    after = s2r.triples_in_scope(geom, *(shared.column(c).to_numpy() for c in ("kc", "kb", "kr")))
+    assert (before == after).all() and (after == reports.column("n").to_numpy()).all()
