@@ -90,11 +90,18 @@ def small() -> list[Result]:
         job = plan_job(rooms, rooms_q, EVERY_MS, spark=spark, t0_classes=grouped)
         return len(job.candidates), len(job.t0s), job.run().num_rows
 
-    results += _before_after(f"{rooms.num_rows}-triple rooms stream", "≤ 1 s", 1.0, six)
+    results += _show(_before_after(f"{rooms.num_rows}-triple rooms stream", "≤ 1 s", 1.0, six))
     if WFT.exists():
-        results += _yabench_wft(spark)
+        results += _show(_yabench_wft(spark))
     if CSRBENCH.exists():
-        results += _csrbench_all_t0(spark, spark_s)
+        results += _show(_csrbench_all_t0(spark, spark_s))
+    return results
+
+
+def _show(results: list[Result]) -> list[Result]:
+    """Print as soon as measured: the whole function takes minutes on a loaded machine."""
+    for r in results:
+        print(f"    {r.name}: {r.value:.2f} {r.unit} {r.note}", flush=True)
     return results
 
 
