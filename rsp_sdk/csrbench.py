@@ -69,6 +69,10 @@ class Verdict(BaseModel):
         description="correct, incorrect, no output, unsupported, failed or not judged"
     )
     t0: int | None = Field(default=None, description="the matching t0 (ms)")
+    t0_ranges: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="runs [first, last] of candidates expecting what t0 expects: correct for all",
+    )
     relations: int = 0
     rows: int = 0
     matched_relations: int | None = None
@@ -217,6 +221,7 @@ def _verdict(row: dict[str, Any], root: Path) -> Verdict:
         **done,
         state=verdict.replace("_", " "),
         t0=row.get("t0_ms"),
+        t0_ranges=[(int(a), int(b)) for a, b in detail.get("verdict", {}).get("t0_ranges", [])],
         matched_relations=detail.get("verdict", {}).get("matched_relations"),
         divergence=row.get("divergence"),
         detail=detail or None,

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
+from rsp_sdk.compare.csrbench import t0_ranges_text, t0_set_text
 from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
 from rsp_sdk.engine.preflight import check_runnable
 from rsp_sdk.engine.registry import get_adapter
@@ -97,7 +98,7 @@ def csrbench(
             colour = COLOURS.get(v.state, "white")
             console.print(
                 f"{v.engine}@{v.runtime} {v.query}: [{colour}]{v.state}[/]"
-                + (f" (t0 {v.t0} ms)" if v.t0 is not None else ""),
+                + (f" ({_t0_text(v)})" if v.t0 is not None else ""),
                 highlight=False,
             )
 
@@ -109,6 +110,13 @@ def csrbench(
         console.print(f"verdicts: {output / 'csrbench.json'}")
     if any(v.state not in ("correct", "not judged") for v in verdicts):
         raise typer.Exit(1)
+
+
+def _t0_text(v: Verdict) -> str:
+    """``t0 0 ms``, or where it holds: ``t0 ∈ [0, 999] ms`` (candidates with equal contents)."""
+    if v.t0_ranges and v.t0_ranges != [(v.t0, v.t0)]:
+        return t0_ranges_text(v.t0_ranges)
+    return f"t0 {v.t0} ms"
 
 
 def _table(verdicts: list[Verdict]) -> Table:
@@ -123,7 +131,7 @@ def _table(verdicts: list[Verdict]) -> Table:
             v.runtime,
             v.query,
             f"[{colour}]{v.state}[/]",
-            "" if v.t0 is None else str(v.t0),
+            "" if v.t0 is None else t0_set_text(v.t0_ranges or [(v.t0, v.t0)]),
             str(v.relations),
             why,
         )

@@ -103,8 +103,9 @@ def expected_cmd(
         "profile": job.profile.name,
         "evaluator": job.choice.evaluator,
         "evaluator_reason": job.choice.reason,
-        "t0_candidates": job.t0s,
-        "reports": job.reports.num_rows,
+        "t0_candidates": job.candidates,
+        "t0_classes": len(job.t0s),
+        "reports": job.all_reports.num_rows,
         "relations": relations,
         "rows": table.num_rows,
         "seconds": elapsed,
@@ -115,6 +116,7 @@ def expected_cmd(
     else:
         console.print(
             f"wrote {table.num_rows:,} rows ({relations:,} relations over "
-            f"{len(job.t0s)} t0 candidates) to {out} in {elapsed:.1f} s "
+            f"{len(job.candidates)} t0 candidates in {len(job.t0s)} classes of equal window "
+            f"contents) to {out} in {elapsed:.1f} s "
             f"[evaluator: {job.choice.evaluator} — {job.choice.reason}]"
         )

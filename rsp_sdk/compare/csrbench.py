@@ -21,7 +21,7 @@ and extra bindings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,12 @@ class CsrbenchVerdict(BaseModel):
     matched_relations: int
     split_relations: int = Field(
         default=0, description="expected relations the engine emitted as tuple-driven splits"
+    )
+    t0_ranges: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="runs [first, last] of consecutive candidates whose expected relations equal "
+        "the matching t0's (timestamps ignored, as the verdict ignores them): the output is "
+        "correct for every t0 in them",
     )
     candidates: list[int] = Field(description="candidate t0 values tried, ascending")
     splits_allowed: bool
@@ -211,6 +217,42 @@ def _trivial(
     return CsrbenchVerdict(**base, correct=False, t0=None, divergence=divergence, notes=[note])
 
 
+def same_expectation(expected: Mapping[int, RelationStream], t0: int) -> list[tuple[int, int]]:
+    """Runs [first, last] of consecutive candidates expecting what ``t0`` expects.
+
+    Candidates whose windows cut the data between the same timestamps (a class of the oracle's
+    t0 candidates) expect the same relations at other times; a time-blind verdict holds for
+    all of them, so it is reported as ranges ("correct for t0 ∈ [1000, 1999]").
+    """
+
+    def key(t: int) -> tuple[frozenset[tuple[Any, int]], ...]:
+        return tuple(frozenset(r.bag.items()) for r in expected[t].relations)
+
+    want = key(t0)
+    runs: list[tuple[int, int]] = []
+    open_run: list[int] = []
+    for t in sorted(expected):
+        if key(t) == want:
+            open_run.append(t)
+            continue
+        if open_run:
+            runs.append((open_run[0], open_run[-1]))
+            open_run = []
+    if open_run:
+        runs.append((open_run[0], open_run[-1]))
+    return runs
+
+
+def t0_set_text(ranges: Sequence[tuple[int, int]]) -> str:
+    """``[1000, 1999] ∪ {3000}``: the candidates where a time-blind verdict holds."""
+    return " ∪ ".join(f"{{{a}}}" if a == b else f"[{a}, {b}]" for a, b in ranges)
+
+
+def t0_ranges_text(ranges: Sequence[tuple[int, int]]) -> str:
+    """``t0 ∈ [1000, 1999] ∪ {3000} ms``."""
+    return f"t0 ∈ {t0_set_text(ranges)} ms"
+
+
 def verdict(
     expected: Mapping[int, RelationStream],
     actual: RelationStream,
@@ -238,6 +280,7 @@ def verdict(
                     query=actual.query or expected[t0].query,
                     correct=True,
                     t0=t0,
+                    t0_ranges=same_expectation(expected, t0),
                     start_seq=exp[run.start].seq if run.start is not None else None,
                     actual_relations=len(rels),
                     matched_relations=run.matched,

@@ -10,7 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from rsp_sdk.compare.csrbench import CsrbenchVerdict
+from rsp_sdk.compare.csrbench import CsrbenchVerdict, t0_ranges_text
 from rsp_sdk.compare.lsbench import Comparability, MismatchResult
 from rsp_sdk.compare.yabench import YabenchReport
 
@@ -53,6 +53,8 @@ def verdict_renderable(v: CsrbenchVerdict, *, limit: int = 10) -> RenderableType
     label = "CORRECT" if v.correct else ("NO OUTPUT" if v.actual_relations == 0 else "INCORRECT")
     t.add_row("verdict", Text(label, style="bold green" if v.correct else "bold red"))
     t.add_row("matching t0", f"{v.t0} ms" if v.t0 is not None else "none")
+    if v.t0_ranges:
+        t.add_row("correct for", t0_ranges_text(v.t0_ranges))
     t.add_row("candidates", ", ".join(str(c) for c in v.candidates))
     t.add_row("actual relations", str(v.actual_relations))
     t.add_row("matched relations", str(v.matched_relations))

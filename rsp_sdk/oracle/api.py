@@ -65,8 +65,13 @@ def plan_job(
     spark: Any = None,
     evaluator: str = "auto",
     params: Mapping[str, str] | None = None,
+    t0_classes: bool = True,
 ) -> OracleJob:
-    """Everything but running: inputs read, reports enumerated, evaluator chosen."""
+    """Everything but running: inputs read, reports enumerated, evaluator chosen.
+
+    ``t0_classes=False`` evaluates every candidate on its own instead of one per class of
+    candidates that see equal window contents (same output, slower: the classes' witness).
+    """
     from rsp_sdk.oracle.spark import get_spark
 
     spec = load_query(query, params)
@@ -94,6 +99,7 @@ def plan_job(
         candidates,
         _static(static),
         evaluator,
+        t0_classes=t0_classes,
     )
 
 

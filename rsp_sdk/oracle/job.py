@@ -136,11 +136,13 @@ class OracleJob:
         t0s: list[int],
         static: pa.Table | None,
         evaluator: str,
+        *,
+        t0_classes: bool = True,
     ) -> None:
         self.spark = spark
         self.query = query
         self.profile = profile
-        self.t0s = sorted(set(t0s))
+        self.candidates = sorted(set(t0s))
         self.r2s = profile.r2s_for(query.r2s)
         times = stream.column("t_app_ms").to_numpy(zero_copy_only=False).astype(np.int64)
         self.stream = stream.append_column("idx", pa.array(np.arange(len(times), dtype=np.int64)))
@@ -159,7 +161,20 @@ class OracleJob:
             raise InputError(
                 query.warnings[0], path=query.source, expected="SPARQL 1.1 pyoxigraph accepts"
             )
-        self.reports, self.openings = s2r.report_table(profile, self.geom, self.t0s)
+        # every candidate's reports; the job evaluates one representative per class of
+        # candidates that see the same contents (``t0s``, ``reports``) and copies its relations
+        self.all_reports, self.openings = s2r.report_table(profile, self.geom, self.candidates)
+        self.classes = (
+            s2r.t0_classes(self.geom, self.all_reports, self.candidates)
+            if t0_classes
+            else s2r.singletons(self.candidates)
+        )
+        self.t0s = self.classes.representatives
+        self.reports = s2r.of_t0s(self.all_reports, self.t0s)
+        if t0_classes and ReportPolicy.CONTENT_CHANGE not in profile.report:
+            # not under content change: a window group there reuses the previous event's
+            # result between change points, which needs every event of the group
+            self.reports = s2r.shared_keys(self.geom, self.reports)
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
         self._terms: TermDictionary | None = None
@@ -476,8 +491,24 @@ class OracleJob:
 
     # -- the whole job --------------------------------------------------------------------------
     def run(self) -> pa.Table:
+        """The expected output of every candidate t0 (EXPECTED_SCHEMA)."""
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
+        return self._finish(self.classes.expand(self._emitted()), self.all_reports)
+
+    def run_classes(self) -> tuple[pa.Table, s2r.T0Classes]:
+        """The expected output of each class representative only, and the classes.
+
+        Every member of a class has its representative's rows (``seq``, sizes, bindings) at
+        its own report times (``all_reports``): what a verdict that ignores time needs, without
+        copying the rows to thousands of candidates.
+        """
+        if self.reports.num_rows == 0:
+            return EXPECTED_SCHEMA.empty_table(), self.classes
+        return self._finish(self._emitted(), self.reports), self.classes
+
+    def _emitted(self) -> pa.Table:
+        """(t0, rank, binding) emitted at each report of each class representative."""
         event_driven = self.profile.event_driven
         if self.choice.evaluator == "temporal":
             t0 = self.reports.column("t0").to_numpy()
@@ -491,11 +522,14 @@ class OracleJob:
             per_report = attach(self.relations(), self.reports)
             # event-driven reports carry their new results already: Rstream of them
             emitted = apply_r2s(per_report, R2S.RSTREAM if event_driven else self.r2s)
+        return emitted
+
+    def _finish(self, emitted: pa.Table, reports: pa.Table) -> pa.Table:
         out = finalize(
             emitted,
-            self.reports,
+            reports,
             emits_empty=self.profile.emits_empty_relations,
-            skip_first=self.r2s is R2S.DSTREAM and not event_driven,
+            skip_first=self.r2s is R2S.DSTREAM and not self.profile.event_driven,
         )
         return _to_expected(out, self.query.name)
 

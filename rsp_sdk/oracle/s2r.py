@@ -348,3 +348,123 @@ def window_ends(t0: I64, o0: I64, geom: Geometry, reports: pa.Table) -> pa.Table
         r_key, owner * scale, side="left"
     )
     return pa.table({"t0": t0[owner], "k": k, "hi": hi.astype(np.int64)})
+
+
+def _content_columns(geom: Geometry, reports: pa.Table) -> I64:
+    """Per report, the row ranges each window holds, before and at the report (−1 when empty).
+
+    Two reports with equal rows see equal window contents whatever their report instants, so
+    the query gives them equal relations; the "before" range (``kbb``, ``krb``) is the content an
+    event-driven report is compared against (without its triggering elements).
+    """
+    kc, kb, kr, kbb, krb = (reports.column(c).to_numpy() for c in ("kc", "kb", "kr", "kbb", "krb"))
+    cols = []
+    for w in geom.windows:
+        lo = np.searchsorted(w.times, kc - w.range_ms, side="left")
+        for b, r in ((kb, kr), (kbb, krb)):
+            hi = np.minimum(
+                np.searchsorted(w.times, b, side="left"), np.searchsorted(w.rows, r, side="right")
+            )
+            empty = hi <= lo
+            cols += [np.where(empty, -1, lo), np.where(empty, -1, hi)]
+    return np.stack(cols, axis=1).astype(np.int64) if cols else np.zeros((len(kc), 0), np.int64)
+
+
+@dataclass(frozen=True)
+class T0Classes:
+    """Candidates grouped by the contents they see: one evaluation per class.
+
+    t0 values whose windows cut the data between the same pairs of timestamps see the same
+    sequence of window contents, so every report of theirs (and thus every relation, R2S step,
+    empty relation and ``seq``) is the same, rank by rank; only report *times* and scope bounds
+    differ, and those come from each member's own reports. The number of classes is bounded by
+    the distinct timestamps within one slide, not by the time unit.
+    """
+
+    candidates: I64  # sorted, distinct
+    representative: I64  # per candidate: the smallest member of its class
+
+    @property
+    def representatives(self) -> list[int]:
+        return sorted({int(r) for r in self.representative})
+
+    def members(self) -> dict[int, list[int]]:
+        """Representative → its members (ascending, the representative first)."""
+        out: dict[int, list[int]] = {}
+        for t, r in zip(self.candidates.tolist(), self.representative.tolist(), strict=True):
+            out.setdefault(r, []).append(t)
+        return out
+
+    def ranges(self, t0: int) -> list[tuple[int, int]]:
+        """The class of candidate ``t0`` as runs [first, last] of consecutive candidates."""
+        where = np.flatnonzero(self.candidates == t0)
+        if not len(where):
+            return []
+        inside = self.representative == self.representative[where[0]]
+        edges = np.diff(np.r_[0, inside.astype(np.int8), 0])
+        starts, stops = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+        return [
+            (int(self.candidates[a]), int(self.candidates[b]))
+            for a, b in zip(starts, stops, strict=True)
+        ]
+
+    def expand(self, table: pa.Table) -> pa.Table:
+        """Rows keyed by representative ``t0`` → the same rows for every member of its class."""
+        mapping = pa.table({"t0": self.representative, "member": self.candidates})
+        joined = table.join(mapping, keys="t0", join_type="inner").drop_columns(["t0"])
+        names = ["t0" if c == "member" else c for c in joined.column_names]
+        return joined.rename_columns(names).select(table.column_names)
+
+
+def t0_classes(geom: Geometry, reports: pa.Table, candidates: list[int]) -> T0Classes:
+    """Group ``candidates`` by the sequence of contents their reports (``report_table``) see."""
+    cands = np.asarray(sorted(set(candidates)), dtype=np.int64)
+    content = _content_columns(geom, reports)
+    if len(content):
+        _, ids = np.unique(content, axis=0, return_inverse=True)
+    else:
+        ids = np.zeros(0, np.int64)
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    t0 = reports.column("t0").to_numpy()
+    seqs: dict[int, bytes] = {}
+    if len(t0):
+        starts = np.r_[0, np.flatnonzero(np.diff(t0)) + 1]
+        parts = np.split(ids, starts[1:])
+        seqs = {int(t0[s]): p.tobytes() for s, p in zip(starts, parts, strict=True)}
+    first: dict[bytes, int] = {}
+    rep = np.empty(len(cands), dtype=np.int64)
+    for i, t in enumerate(cands.tolist()):
+        rep[i] = first.setdefault(seqs.get(t, b""), t)
+    return T0Classes(cands, rep)
+
+
+def singletons(candidates: list[int]) -> T0Classes:
+    """Every candidate its own class: per-t0 evaluation (the witness of the class path)."""
+    cands = np.asarray(sorted(set(candidates)), dtype=np.int64)
+    return T0Classes(cands, cands.copy())
+
+
+def shared_keys(geom: Geometry, reports: pa.Table) -> pa.Table:
+    """The reports with each content key replaced by the first key seeing the same contents.
+
+    Reports of different classes differ somewhere, not everywhere: a window far from the
+    timestamps that separate two classes holds the same elements in both. Every report then
+    names an existing key (with its "before" bounds), so the evaluation has fewer keys, never
+    new ones, and each relation is the one of equal contents.
+    """
+    if reports.num_rows == 0:
+        return reports
+    _, first, ids = np.unique(
+        _content_columns(geom, reports), axis=0, return_index=True, return_inverse=True
+    )
+    pick = pa.array(first[np.asarray(ids).reshape(-1)])
+    for name in ("kc", "kb", "kr", "kbb", "krb"):
+        i = reports.schema.get_field_index(name)
+        reports = reports.set_column(i, name, reports.column(name).take(pick))
+    return reports
+
+
+def of_t0s(reports: pa.Table, t0s: list[int]) -> pa.Table:
+    """The reports of the given candidates only."""
+    keep = np.isin(reports.column("t0").to_numpy(), np.asarray(t0s, dtype=np.int64))
+    return reports.filter(pa.array(keep))

@@ -1,0 +1,183 @@
+"""Oracle speed on small inputs, where the t0 candidates — not the data — cost the time.
+
+Printed, never asserted. Targets (issue 17, "Small inputs"): a 6-triple stream with all 2,001
+t0 candidates ≤ 1 s warm; CSRBench Q1–Q7 × 3 profiles, all t0, ≤ 20 s including Spark start;
+the 350-triple YABench WindowFactoryTest stream with all 60,001 t0 candidates ≤ 2 s warm.
+"Before" is the same oracle evaluating every candidate on its own (``t0_classes=False``), in the
+same process, after the same warm-up: the ratio is before / after.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks import Result, bench
+from benchmarks.bench_oracle import CSRBENCH, SHARED, SLIDES, WINDOWS, _spark
+from rsp_sdk.model.profile import Profile, ReportPolicy, T0Policy, Tick
+
+WFT = (
+    SHARED / "YABench+yabench/yabench-oracle/src/test/resources/io/github/yabench/oracle/tests"
+    "/WindowFactoryTest/testOnWindowClose/input.stream"
+)
+IDENTITY = (
+    "REGISTER RSTREAM <id> AS SELECT ?s ?p ?o "
+    "FROM NAMED WINDOW <w> ON <http://ex.org/streams/test> [RANGE PT60S STEP PT30S] "
+    "WHERE { WINDOW <w> { ?s ?p ?o } }"
+)
+ROOMS = (
+    "PREFIX ex: <http://example.org/>\nREGISTER ISTREAM <q> AS SELECT ?m ?r\n"
+    "FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> [RANGE PT2S STEP PT1S]\n"
+    "WHERE { WINDOW ex:w { ?m ex:detectedAt ?r } }"
+)
+SIX = "0: m1@r1; 300: m2@r2; 700: m3@r1; 1200: m4@r2; 1500: m5@r1; 1900: m6@r3"
+# every millisecond a candidate, over one window (the CSRBench oracle's enumeration)
+EVERY_MS = Profile(
+    name="window-close-every-ms",
+    report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
+    tick=Tick.TIME_DRIVEN,
+    emits_empty_relations=False,
+    t0=T0Policy(step_ms=1, span="window"),
+)
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - started, out
+
+
+def _before_after(
+    label: str, target: str, limit: float, run: Callable[[bool], tuple[int, int, int]]
+) -> list[Result]:
+    """Warm both paths once, then time the class path and the per-t0 path."""
+    run(True)
+    after, (cands, classes, rows) = _timed(lambda: run(True))
+    before, (_, _, rows_before) = _timed(lambda: run(False))
+    return [
+        Result(
+            f"{label}: all t0, one evaluation per class (warm)",
+            after,
+            "s",
+            target,
+            limit / after,
+            f"{cands:,} candidates in {classes:,} classes, {rows:,} rows",
+        ),
+        Result(
+            f"{label}: all t0, every candidate on its own (warm, before)",
+            before,
+            "s",
+            note=f"{rows_before:,} rows; before/after = {before / after:.1f}×",
+        ),
+    ]
+
+
+@bench("oracle.small")
+def small() -> list[Result]:
+    """6-triple stream and the YABench WindowFactoryTest stream, every t0; CSRBench all t0."""
+    from rsp_sdk.oracle import plan_job
+    from rsp_sdk.query import parse_rspql
+    from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
+
+    spark, spark_s = _spark()
+    results = [Result("Spark start", spark_s, "s")]
+
+    rooms, _ = generate_rooms(RoomsParams(description=SIX))
+    rooms_q = parse_rspql(ROOMS)
+
+    def six(grouped: bool) -> tuple[int, int, int]:
+        job = plan_job(rooms, rooms_q, EVERY_MS, spark=spark, t0_classes=grouped)
+        return len(job.candidates), len(job.t0s), job.run().num_rows
+
+    results += _show(_before_after(f"{rooms.num_rows}-triple rooms stream", "≤ 1 s", 1.0, six))
+    if WFT.exists():
+        results += _show(_yabench_wft(spark))
+    if CSRBENCH.exists():
+        results += _show(_csrbench_all_t0(spark, spark_s))
+    return results
+
+
+def _show(results: list[Result]) -> list[Result]:
+    """Print as soon as measured: the whole function takes minutes on a loaded machine."""
+    for r in results:
+        print(f"    {r.name}: {r.value:.2f} {r.unit} {r.note}", flush=True)
+    return results
+
+
+def _yabench_wft(spark: Any) -> list[Result]:
+    """60,001 candidates: the class output (what a time-blind verdict needs) against one t0;
+    the per-t0 path over all candidates is not timed (minutes: 215 s in issue 17)."""
+    from rsp_sdk.oracle import plan_job
+    from rsp_sdk.query import parse_rspql
+    from rsp_sdk.streams.importers.n3t import read_n3t
+
+    stream = read_n3t(WFT)
+    spec = parse_rspql(IDENTITY)
+    label = f"YABench WindowFactoryTest ({stream.num_rows} triples)"
+
+    def classes() -> tuple[int, int, int]:
+        job = plan_job(stream, spec, EVERY_MS, spark=spark)
+        out, cls = job.run_classes()
+        return len(job.candidates), len(cls.representatives), out.num_rows
+
+    classes()
+    took, (cands, n_cls, rows) = _timed(classes)
+    one, _ = _timed(lambda: plan_job(stream, spec, EVERY_MS, spark=spark, t0s=[0]).run())
+    return [
+        Result(
+            f"{label}: all t0, class output (warm)",
+            took,
+            "s",
+            "≤ 2 s",
+            2 / took,
+            f"{cands:,} candidates in {n_cls:,} classes, {rows:,} representative rows",
+        ),
+        Result(
+            f"{label}: one t0 (warm)",
+            one,
+            "s",
+            note=f"all {cands:,} candidates by class cost {took / one:.2f}× one candidate",
+        ),
+    ]
+
+
+def _csrbench_all_t0(spark: Any, spark_s: float) -> list[Result]:
+    from rsp_sdk.model.stream import StreamMeta
+    from rsp_sdk.oracle import plan_job
+    from rsp_sdk.query import load_query
+    from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
+
+    stream = read_csrbench_folder(CSRBENCH / "data", interval_ms=1000)
+    meta = StreamMeta(producer="import:csrbench-ttl", time_unit_ms=1000)
+    stream = stream.replace_schema_metadata({b"rsp_sdk.stream": meta.to_bytes()})
+    props = CSRBENCH / "src/main/resources/srbench-queries.properties"
+    totals = {True: 0.0, False: 0.0}
+    counts = [0, 0]
+    for n in range(1, 8):
+        q = load_query(f"{props}#srb.query{n}").with_window(WINDOWS[n], SLIDES[n])
+        for name in ("csparql", "cqels", "sparqlstream"):
+            for grouped in (True, False):
+                job = plan_job(stream, q, name, spark=spark, t0_classes=grouped)
+                took, _ = _timed(job.run)
+                totals[grouped] += took
+                if grouped:
+                    counts[0] += len(job.candidates)
+                    counts[1] += len(job.t0s)
+    after = totals[True] + spark_s
+    return [
+        Result(
+            "CSRBench 21 runs, all t0, Spark start included",
+            after,
+            "s",
+            "≤ 20 s",
+            20 / after,
+            f"{counts[0]} candidates in {counts[1]} classes",
+        ),
+        Result(
+            "CSRBench 21 runs, every candidate on its own (before), Spark start included",
+            totals[False] + spark_s,
+            "s",
+            note=f"before/after = {(totals[False] + spark_s) / after:.2f}×",
+        ),
+    ]
