@@ -594,6 +594,22 @@ def test_reference_keeps_solutions_that_bind_no_projected_variable(backend: str)
         assert out.column("binding").to_pylist() == ["{}"], select
 
 
+@pytest.mark.parametrize("backend", ["rdflib", "oxigraph"])
+def test_reference_groups_nothing_into_no_row(backend: str) -> None:
+    """Found by the differential test (rdflib, not the Spark oracle, was wrong): an explicit
+    GROUP BY over no solution makes no group, so no row (SPARQL 1.1, 11.2); rdflib gave one
+    row of unbound keys. Without GROUP BY the one implicit group stays: COUNT is 0."""
+    stream = rooms("0: m1@r1")
+    prof = profile(RP.WINDOW_CLOSE, empty=True)
+    where = "?a ex:detectedAt ?r FILTER(?r = ex:r9)"
+    grouped = query("?r (COUNT(?a) AS ?n)", where, "PT1S", "PT1S") + " GROUP BY ?r"
+    out = reference_expected(stream, parse_rspql(grouped), prof, t0s=[0], backend=backend)
+    assert out.column("binding").to_pylist() == [None]  # one report: the empty relation
+    whole = query("(COUNT(?a) AS ?n)", "?a ex:detectedAt ex:r9", "PT1S", "PT1S")
+    out = reference_expected(stream, parse_rspql(whole), prof, t0s=[0], backend=backend)
+    assert [json.loads(b)["n"]["value"] for b in out.column("binding").to_pylist()] == ["0"]
+
+
 # -- disagreements the differential test found, as plain tests -----------------------------------
 
 

@@ -319,6 +319,8 @@ class Evaluator:
         for name, triple in self._graphs(key):
             graph = ds.graph(URIRef(name)) if name is not None else ds.default_graph
             graph.add(tuple(rdflib_term(t) for t in triple))
+        if _no_groups(ds, self._prepared):
+            return []
         result: Any = ds.query(self._prepared)
         out = []
         # ``bindings``, not iteration: iterating rdflib's result drops every solution that
@@ -361,6 +363,28 @@ class Evaluator:
                     binding[v] = to_sparql_json(str(term))
             out.append(binding_to_json(binding))
         return out
+
+
+_CHAIN = {"SelectQuery", "Slice", "Distinct", "Reduced", "Project", "OrderBy", "Extend", "Filter"}
+
+
+def _no_groups(ds: Any, prepared: Any) -> bool:
+    """Whether the query's own ``GROUP BY`` has no solution to group.
+
+    SPARQL 1.1 gives no row then (an explicit GROUP BY over nothing makes no group), but rdflib
+    yields one row of unbound keys and empty aggregates. Only the query's top level is looked
+    at (a sub-select's grouping is left to rdflib)."""
+    from rdflib.plugins.sparql.evaluate import evalPart
+    from rdflib.plugins.sparql.sparql import QueryContext
+
+    node = prepared.algebra
+    while getattr(node, "name", None) in _CHAIN or getattr(node, "name", None) == "AggregateJoin":
+        node = node.get("p")
+    if getattr(node, "name", None) != "Group" or node.get("expr") is None:
+        return False
+    ctx = QueryContext(ds)
+    ctx.prologue = prepared.prologue
+    return next(iter(evalPart(ctx, node.p)), None) is None
 
 
 def rdflib_term(nt: str) -> Any:
