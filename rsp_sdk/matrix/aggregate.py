@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.util.atomic import atomic_path
 
@@ -141,7 +142,8 @@ def aggregate(store: Store, *, lsbench: bool = True) -> dict[str, Path]:
     written = {"cells": store.write_tables(rows)}
     target = store.root / "summary.json"
     with atomic_path(target) as tmp:
-        tmp.write_text(json.dumps(summary(rows), indent=2, default=str) + "\n", encoding="utf-8")
+        entries = summary(rows) + summary_entries(store.root)  # + Rate_max searches, if any
+        tmp.write_text(json.dumps(entries, indent=2, default=str) + "\n", encoding="utf-8")
     written["summary"] = target
     if lsbench:
         mm = mismatch_rows(store, rows)

@@ -327,7 +327,7 @@ def _cells_for(
         key = cell_key(
             {
                 "stream_sha256": stream.sha256,
-                "static": [str(s) for s in stream.static],
+                "static": stream.static_sha256,
                 "query": [query.name, rendered if rendered is not None else q.model_dump_json()],
                 "profile": canonical(profile) if profile else None,
                 "adapter": [info.name, info.version, info.artifacts],

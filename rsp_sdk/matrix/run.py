@@ -50,6 +50,7 @@ class MatrixResult(BaseModel):
     oracle_computed: int
     oracle_reused: int
     wall_s: float
+    probe_keys: set[str] = set()  # Rate_max probes: a failed probe is a finding, not an error
 
 
 def planned(
@@ -57,6 +58,37 @@ def planned(
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
     streams = prepare(spec, spec_path, inputs)
     return streams, select(plan(spec, spec_path, streams), only or [])
+
+
+def _rate_search(
+    spec: MatrixSpec,
+    spec_path: Path,
+    streams: dict[str, PreparedStream],
+    cells: list[Cell],
+    store: Store,
+    oracle: OracleCache,
+    only: list[str] | None,
+    progress: ProgressFn | None,
+) -> tuple[set[str], int]:
+    """Rate_max searches after the planned cells: (keys of every probe, probes run now)."""
+    from rsp_sdk.matrix.plan import engine_info, load_queries
+    from rsp_sdk.matrix.ratesearch import run_searches
+
+    ran: list[str] = []
+
+    def run_one(cell: Cell) -> dict[str, Any]:
+        ran.append(cell.key)
+        if progress:
+            progress(Progress(event="start", cell=cell, total=len(cells)))
+        row = run_cell(cell, store, streams, oracle)
+        if progress:
+            progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
+        return row
+
+    engines = {e.name: engine_info(e.name) for e in spec.engines}
+    queries = load_queries(spec, spec_path)
+    found = run_searches(spec, cells, streams, queries, engines, store, run_one, only)
+    return {p.key for r in found for p in r.probes if p.key is not None}, len(ran)
 
 
 def run_matrix(
@@ -75,6 +107,8 @@ def run_matrix(
     streams, cells = planned(spec, spec_path, output / "inputs", only)
     store.open(spec, spec_path, cells)
     todo: list[Cell] = []
+    probe_keys: set[str] = set()
+    probes_ran = 0
     for cell in cells:
         done = store.done(cell.key)
         if done is not None and not (retry_failed and done["state"] in RETRY):
@@ -102,16 +136,21 @@ def run_matrix(
                     f.result()
         for cell in alone:
             one(cell)
+        if spec.rate_search is not None:
+            probe_keys, probes_ran = _rate_search(
+                spec, spec_path, streams, cells, store, oracle, only, progress
+            )
     finally:  # Ctrl-C too: the tables describe every cell finished so far
         aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
-    keys = {c.key for c in cells}
+    keys = {c.key for c in cells} | probe_keys
     return MatrixResult(
         root=output,
         cells=cells,
         rows=[r for r in store.rows() if r["key"] in keys],
-        ran=len(todo),
+        ran=len(todo) + probes_ran,
         skipped=len(cells) - len(todo),
         oracle_computed=oracle.computed,
         oracle_reused=oracle.reused,
         wall_s=time.monotonic() - started,
+        probe_keys=probe_keys,
     )
