@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict
@@ -23,7 +24,13 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.spec import MatrixSpec, StreamAxis
 from rsp_sdk.model.stream import StreamMeta
 from rsp_sdk.streams.generators.assemble import Generated
-from rsp_sdk.streams.io import read_meta, read_stream, write_static, write_stream
+from rsp_sdk.streams.io import (
+    read_meta,
+    read_stream,
+    sort_by_time,
+    write_static,
+    write_stream,
+)
 from rsp_sdk.util.atomic import atomic_path
 
 
@@ -63,6 +70,10 @@ def _build(axis: StreamAxis, base: Path, target: Path) -> pa.Table | None:
     it (water: sensors; social: profiles and friendships), None for imported streams."""
     if axis.source is not None:
         table, meta = _imported(axis, base)
+        if axis.source.replay_interval_ms is not None:
+            table = _replay(table, axis.source.replay_interval_ms)
+            extra = {"replay_interval_ms": axis.source.replay_interval_ms}
+            meta = meta.model_copy(update={"parameters": {**meta.parameters, **extra}})
         if axis.source.slice_ms is not None:
             table = _slice(table, axis.source.slice_ms)
             meta = meta.model_copy(
@@ -154,6 +165,19 @@ def _citybench(axis: StreamAxis, src: Path, base: Path) -> tuple[pa.Table, Strea
     return import_any(
         files or [src], StreamFormat.CITYBENCH, interval_ms=axis.source.interval_ms, dataset=dataset
     )
+
+
+def _replay(table: pa.Table, interval_ms: int) -> pa.Table:
+    """Every stream re-timed as CityBench replays it: its i-th distinct timestamp (from 0)
+    becomes i × interval_ms, so each stream yields one row per interval from time 0."""
+    parts = []
+    for name in pc.unique(table.column("stream")).to_pylist():
+        part = table.filter(pc.equal(table.column("stream"), name))
+        t = part.column("t_app_ms").to_numpy()
+        _, rank = np.unique(t, return_inverse=True)
+        retimed = pa.array(rank.astype(np.int64) * interval_ms, pa.int64())
+        parts.append(part.set_column(part.schema.get_field_index("t_app_ms"), "t_app_ms", retimed))
+    return sort_by_time(pa.concat_tables(parts))
 
 
 def _slice(table: pa.Table, slice_ms: int) -> pa.Table:

@@ -78,6 +78,7 @@ class Cell(BaseModel):
     timeout_s: float = 600.0
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
+    instances: int = 1  # simultaneous copies of the query on the engine (concurrency axis)
 
     def axes(self) -> dict[str, Any]:
         """The values ``--only`` and the spec's rules match on."""
@@ -90,6 +91,7 @@ class Cell(BaseModel):
             "rate": self.rate,
             "repetition": self.repetition,
             "state": self.state.value,
+            "instances": self.instances,
         }
 
 
@@ -237,6 +239,8 @@ def _refusal(adapter: Adapter, query: QuerySpec) -> tuple[str | None, str | None
         return adapter.render(query), None
     except UnsupportedQuery as exc:
         return None, str(exc)
+    except ValueError as exc:  # cqels/csparql renderers raise a ValueError for what they cannot say
+        return None, f"{adapter.name} cannot express it: {exc}"
 
 
 def _excluded(rules: list[Rule], include: list[Rule], axes: dict[str, Any]) -> Rule | None:
@@ -299,7 +303,7 @@ def _cells_for(
     profile = override or (adapter.profile if adapter is not None else None)
     feeds = _feeders(spec, adapter, q) if adapter is not None else [("afap", (None, None, None))]
     out: list[Cell] = []
-    for feed_label, (rate, feeder, tail) in feeds:
+    for instances, (feed_label, (rate, feeder, tail)) in itertools.product(spec.instances, feeds):
         axes = {
             "engine": info.name,
             "runtime": runtime,
@@ -336,6 +340,8 @@ def _cells_for(
                 "engine_config": engine_config,
                 "limits": limits,
                 "repetition": rep,
+                # only when asked: every key of a spec without the axis stays as it was
+                **({"instances": instances} if instances != 1 else {}),
             }
         )
         app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
@@ -343,7 +349,10 @@ def _cells_for(
             app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
         )
         rate_txt = f"/rate={rate:g}" if rate is not None else f"/{feed_label}"
+        if feeder is not None and feeder.time_scale is not None:
+            rate_txt += f"={feeder.time_scale:g}"
         on = f"/{stream.name}" if len(spec.streams) > 1 else ""
+        on += f"/x{instances}" if len(spec.instances) > 1 or instances != 1 else ""
         out.append(
             Cell(
                 key=key,
@@ -372,6 +381,7 @@ def _cells_for(
                 timeout_s=spec.limits.timeout_s,
                 profile_json=profile.model_dump(mode="json") if profile else None,
                 metrics=[m.value for m in spec.metrics],
+                instances=instances,
             )
         )
     return out

@@ -141,7 +141,11 @@ def run_matrix(
                 spec, spec_path, streams, cells, store, oracle, only, progress
             )
     finally:  # Ctrl-C too: the tables describe every cell finished so far
-        aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
+        aggregate(
+            store,
+            lsbench=Metric.LSBENCH in spec.metrics,
+            epsilon_percent=spec.lsbench_epsilon_percent,
+        )
     keys = {c.key for c in cells} | probe_keys
     return MatrixResult(
         root=output,

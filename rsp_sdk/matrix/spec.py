@@ -67,6 +67,13 @@ class ImportSource(_Model):
     dataset: str | None = Field(
         default=None, description="citybench: CityBench's dataset/ folder (default: ../dataset)"
     )
+    replay_interval_ms: int | None = Field(
+        default=None,
+        gt=0,
+        description="CityBench's replay: the i-th timestamp of every stream moved to "
+        "i × this (CityBench at rate ×1 emits one row per second per stream, whatever the "
+        "time in its CSV); applied before slice_ms",
+    )
     slice_ms: int | None = Field(
         default=None,
         gt=0,
@@ -178,6 +185,11 @@ class MatrixSpec(_Model):
     expected_cell_s: float = Field(default=10.0, gt=0, description="for the plan's wall time")
     rate_search: RateSearch | None = Field(
         default=None, description="search Rate_max per engine × runtime × stream × query"
+    )
+    instances: list[int] = Field(
+        default_factory=lambda: [1],
+        description="concurrency axis (CityBench): the query registered this many times on "
+        "one engine, every instance judged",
     )
     lsbench_epsilon_percent: float = Field(
         default=5.0,
