@@ -73,7 +73,7 @@ files = ["q1.rspql"]
 [feeding]
 modes = ["afap"]
 [rate_search]
-start = 100
+start = 200
 max_rate = 3200
 bisect_steps = 1
 """
