@@ -96,3 +96,28 @@ def test_rate_max_stays_under_the_engines_ceiling_and_resumes(toy: None, tmp_pat
     again = run_matrix(load_spec(spec_path), spec_path, out)  # every probe read back
     assert again.ran == 0
     assert json.loads((out / "ratesearch.json").read_text()) == [found]
+
+
+def test_memory_consumption_rate_follows_the_gc_cycles() -> None:
+    """METRICS.md's MCR = (mean heap before a GC − mean heap after) / mean time between maxima,
+    here on samples a JVM could give: 100 → 300 MB, GC to 120, up to 320, GC to 100, …"""
+    import pyarrow as pa
+
+    from rsp_sdk.matrix.metrics import heap_mcr
+
+    mb = 1_000_000
+    s = 1_000_000_000
+    heap = [100, 200, 300, 120, 220, 320, 100, 200]
+    gcs = [0, 0, 0, 1, 1, 1, 2, 2]
+    perf = pa.table(
+        {
+            "t_sys_ns": [i * s for i in range(len(heap))],
+            "heap_used": [h * mb for h in heap],
+            "gc_count": gcs,
+        }
+    )
+    # maxima 300 (t=2 s) and 320 (t=5 s): period 3 s; minima 120 and 100: (310 − 110) / 3
+    assert heap_mcr(perf) == pytest.approx(200 / 3)
+    assert heap_mcr(perf.slice(0, 5)) is None  # one collection: no period
+    no_jvm = perf.set_column(1, "heap_used", pa.nulls(len(heap), pa.int64()))
+    assert heap_mcr(no_jvm) is None
