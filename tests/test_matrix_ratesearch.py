@@ -9,9 +9,12 @@ sleeps that long), which no rate above the ceiling can be sustained against.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from rsp_sdk.engine import registry
@@ -121,3 +124,63 @@ def test_memory_consumption_rate_follows_the_gc_cycles() -> None:
     assert heap_mcr(perf.slice(0, 5)) is None  # one collection: no period
     no_jvm = perf.set_column(1, "heap_used", pa.nulls(len(heap), pa.int64()))
     assert heap_mcr(no_jvm) is None
+
+
+class _ToyB(ToyPyAdapter):
+    name = "toy-py-b"
+
+
+class _ToyC(ToyPyAdapter):
+    name = "toy-py-c"
+
+
+COMPARE_SPEC = """
+metrics = ["lsbench"]
+lsbench_epsilon_percent = 10.0
+[[engines]]
+name = "toy-py"
+[[engines]]
+name = "toy-py-b"
+[[engines]]
+name = "toy-py-c"
+engine_config = { drop_push = 1 }
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+batch_size = 100
+"""
+
+
+def test_lsbench_comparability_within_epsilon_is_reported_and_shown(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """Two engines giving the same output are comparable (mm 0 %); one that lost its first
+    push (a quarter of the stream) is not, within ε = 10 %; `rsp matrix show` says both."""
+
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, COMPARE_SPEC)
+    out = tmp_path / "out"
+    for adapter in (ToyPyAdapter(), _ToyB(), _ToyC()):
+        registry.register(adapter)
+    try:
+        run_matrix(load_spec(spec_path), spec_path, out)
+    finally:
+        for name in ("toy-py", "toy-py-b", "toy-py-c"):
+            registry.unregister(name)
+    mm = pd.read_parquet(out / "mismatch.parquet").set_index(["e1", "e2"])["mm_percent"]
+    assert mm[("toy-py-b@subprocess", "toy-py@subprocess")] == 0.0
+    assert mm[("toy-py@subprocess", "toy-py-c@subprocess")] > 10.0
+    [comp] = pd.read_parquet(out / "comparability.parquet").to_dict("records")
+    assert comp["epsilon_percent"] == 10.0 and not comp["comparable"]
+    assert comp["max_mm_percent"] == mm.max()
+    shown = subprocess.run(
+        [*rsp_exe, "matrix", "show", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "LSBench comparability within ε" in shown.stdout
+    assert "no (ε 10 %)" in shown.stdout
