@@ -192,6 +192,11 @@ def run_searches(
         query = by_name[target.query]
         info = engines[target.engine]
         step = step_ms(QuerySpec.model_validate(target.query_spec))
+        first = probe_cell(
+            spec, info, config[target.engine], target.runtime, streams[target.stream], query, 1.0
+        )
+        if first is None or (only and not select([first], only)):
+            continue  # excluded: no search (an earlier one in ratesearch.json stays)
 
         def probe(rate: float, t: Cell = target, q: Query = query, s: int = step) -> Probe:
             cell = probe_cell(
