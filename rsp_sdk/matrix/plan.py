@@ -160,7 +160,9 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[tuple
     from rsp_sdk.csrbench import feeding as engine_feeding
 
     f = spec.feeding
-    base = {"batch_size": f.batch_size}
+    base: dict[str, Any] = {"batch_size": f.batch_size}
+    if f.max_batch_span_ms is not None:  # only when given: other specs' keys stay as they were
+        base["max_batch_span_ms"] = f.max_batch_span_ms
     out: list[tuple[str, Any]] = []
     for mode in f.modes:
         if mode is FeedMode.ENGINE:

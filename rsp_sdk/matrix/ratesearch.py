@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, _cells_for, select
-from rsp_sdk.matrix.spec import Feeding, FeedMode, MatrixSpec, RateSearch
+from rsp_sdk.matrix.spec import FeedMode, MatrixSpec, RateSearch
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.profile import load_profile
 from rsp_sdk.model.query import QuerySpec
@@ -159,7 +159,7 @@ def probe_cell(
     ``rate`` (None if the spec's rules exclude it)."""
     from rsp_sdk.csrbench import engine_query
 
-    feeding = Feeding(modes=[FeedMode.RATE], rates=[rate], batch_size=spec.feeding.batch_size)
+    feeding = spec.feeding.model_copy(update={"modes": [FeedMode.RATE], "rates": [rate]})
     probe_spec = spec.model_copy(update={"feeding": feeding})
     override = load_profile(spec.profile) if spec.profile else None
     cells = _cells_for(

@@ -116,6 +116,12 @@ class Feeding(_Model):
     limit: int | None = Field(default=None, ge=1, description="mode fixed: triples to push")
     batch_size: int = Field(default=10_000, ge=1)
     warmup: str | None = Field(default=None, description="a warm-up stream file")
+    max_batch_span_ms: float | None = Field(
+        default=None,
+        ge=0,
+        description="paced modes: most application ms one push may span (0: one timestamp per "
+        "push, so several streams interleave in global time order, as C-SPARQL requires)",
+    )
 
 
 class Rule(_Model):
