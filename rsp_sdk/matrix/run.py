@@ -56,6 +56,14 @@ class MatrixResult(BaseModel):
 def planned(
     spec: MatrixSpec, spec_path: Path, inputs: Path, only: list[str] | None = None
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
+    named = {
+        v.strip()
+        for item in only or []
+        for k, sep, v in (part.partition("=") for part in item.split(","))
+        if sep and k.strip() == "stream"
+    }
+    if named:  # --only stream=…: the other streams are neither generated nor imported
+        spec = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
     streams = prepare(spec, spec_path, inputs)
     return streams, select(plan(spec, spec_path, streams), only or [])
 
