@@ -66,8 +66,10 @@ def toy() -> Iterator[None]:
     registry.unregister("toy-py")
 
 
+# perf only: the oracle's verdict is part of "sustained" (checked above, on rows), not of what
+# the ceiling decides, and leaving Spark out keeps this test to seconds
 CEILING_SPEC = """
-metrics = ["csrbench", "perf"]
+metrics = ["perf"]
 [[engines]]
 name = "toy-py"
 engine_config = { triple_cost_us = 2000 }
