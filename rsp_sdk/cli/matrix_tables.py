@@ -163,11 +163,13 @@ def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> 
 def comparability_table(comps: list[dict[str, Any]], title: str) -> Table:
     """LSBench comp(engines, Q, R, ε) per query, stream, feeding, rate and repetition."""
     t = Table(title=title)
-    for col in ("query", "stream", "feeding", "rate", "rep", "engines", "max mm %", "comparable"):
+    for col in ("query", "stream", "feeding", "rate/scale", "rep", "engines", "max mm %", "ok"):
         t.add_column(col, overflow="fold")
     for c in sorted(comps, key=lambda c: (c["query"], c["stream"], c["rate"] or 0)):
         ok = "[green]yes[/]" if c["comparable"] else "[red]no[/]"
         rate = "" if c["rate"] is None else f"{c['rate']:g}"
+        if c.get("time_scale") is not None:
+            rate = f"×{c['time_scale']:g}"
         t.add_row(
             c["query"],
             c["stream"],

@@ -46,7 +46,7 @@ NUMBERS = (
     "gc_count",
     "wall_s",
 )
-GROUP = ("engine", "runtime", "query", "stream", "feeding", "rate")
+GROUP = ("engine", "runtime", "query", "stream", "feeding", "rate", "time_scale", "instances")
 
 
 def _stats(values: Iterable[Any]) -> dict[str, float] | None:
@@ -90,6 +90,8 @@ MISMATCH_SCHEMA = pa.schema(
         ("elements", pa.int64()),
         ("unmatched", pa.int64()),
         ("mm_percent", pa.float64()),
+        ("time_scale", pa.float64()),
+        ("instances", pa.int64()),
     ]
 )
 
@@ -105,6 +107,8 @@ COMPARABILITY_SCHEMA = pa.schema(
         ("max_mm_percent", pa.float64()),
         ("epsilon_percent", pa.float64()),
         ("comparable", pa.bool_()),
+        ("time_scale", pa.float64()),
+        ("instances", pa.int64()),
     ]
 )
 
@@ -121,10 +125,11 @@ def mismatch_rows(
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if r["state"] == "ok" and r.get("run_dir"):
-            groups[(r["query"], r["stream"], r["feeding"], r["rate"], r["repetition"])].append(r)
+            axes = (r["query"], r["stream"], r["feeding"], r["rate"], r["repetition"])
+            groups[(*axes, r.get("time_scale"), r.get("instances"))].append(r)
     out: list[dict[str, Any]] = []
     comps: list[dict[str, Any]] = []
-    for (query, stream, feeding, rate, rep), members in groups.items():
+    for (query, stream, feeding, rate, rep, scale, instances), members in groups.items():
         if len(members) < 2:
             continue
         loaded = {}
@@ -135,8 +140,8 @@ def mismatch_rows(
             loaded[name] = (rel, partition_for(get_adapter(m["engine"]).profile))
             keys[name] = m["key"]
         comp = comparability(loaded, epsilon_percent)
-        where = {"query": query, "stream": stream, "feeding": feeding, "rate": rate}
-        where["repetition"] = rep
+        where: dict[str, Any] = {"query": query, "stream": stream, "feeding": feeding}
+        where.update(rate=rate, repetition=rep, time_scale=scale, instances=instances)
         for res in comp.pairs:
             a, b = res.e1, res.e2
             out.append(
@@ -164,12 +169,21 @@ def mismatch_rows(
     return out, comps
 
 
+def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """cell.json written before the time_scale column: read it from the run's config.json."""
+    if "time_scale" in row or not row.get("run_dir"):
+        return row
+    config = root / row["run_dir"] / "config.json"
+    feeder = json.loads(config.read_text()).get("feeder", {}) if config.exists() else {}
+    return {**row, "time_scale": feeder.get("time_scale")}
+
+
 def aggregate(
     store: Store, *, lsbench: bool = True, epsilon_percent: float = 5.0
 ) -> dict[str, Path]:
     """Rebuild cells.parquet, summary.json and (when asked) mismatch.parquet and
     comparability.parquet from cell.json."""
-    rows = store.rows()
+    rows = [_with_time_scale(store.root, r) for r in store.rows()]
     written = {"cells": store.write_tables(rows)}
     target = store.root / "summary.json"
     with atomic_path(target) as tmp:

@@ -71,6 +71,8 @@ def base_row(cell: Cell) -> dict[str, Any]:
         triples_pushed=0,
         wall_s=0.0,
         run_dir=None,
+        time_scale=(cell.feeder or {}).get("time_scale"),
+        instances=cell.instances,
     )
     return row
 

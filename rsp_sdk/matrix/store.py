@@ -75,6 +75,8 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "wall_s": pa.float64(),
     "started_at": pa.string(),
     "run_dir": pa.string(),
+    "time_scale": pa.float64(),  # feeding time-scale: tells its cells apart (rate is None)
+    "instances": pa.int64(),  # concurrency axis: simultaneous copies of the query
 }
 CELLS_SCHEMA = pa.schema([pa.field(n, t) for n, t in CELL_COLUMNS.items()])
 
