@@ -159,4 +159,10 @@ def matrix(session: nox.Session) -> None:
 
 
 MATRIX_SPECS = ["matrix/csrbench.toml"]
-MATRIX_SPECS_FULL = ["matrix/csrbench.toml", "matrix/yabench.toml"]
+MATRIX_SPECS_FULL = [
+    "matrix/csrbench.toml",
+    "matrix/yabench.toml",
+    "matrix/lsbench.toml",
+    "matrix/ren16.toml",
+    "matrix/citybench.toml",
+]

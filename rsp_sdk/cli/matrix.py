@@ -22,15 +22,18 @@ from rich.table import Table
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.cli.matrix_tables import (
     COLOURS,
+    comparability_table,
     coverage_table,
     mismatch_table,
     outcome,
     perf_table,
+    rate_max_table,
     reasons_table,
     verdict_table,
 )
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.plan import CellState
+from rsp_sdk.matrix.ratesearch import max_probes, read_results, targets
 from rsp_sdk.matrix.run import Progress as CellProgress
 from rsp_sdk.matrix.run import planned, run_matrix
 from rsp_sdk.matrix.spec import load_spec, schema
@@ -55,11 +58,19 @@ def plan_command(spec: Spec, only: Only = None, as_json: AsJson = False) -> None
         _, cells = planned(loaded, spec, Path(tmp), only)
     runnable = [c for c in cells if c.state is CellState.PLANNED]
     wall = len(runnable) * loaded.expected_cell_s
+    searches = targets(loaded, runnable)
+    probes = len(searches) * max_probes(loaded.rate_search) if loaded.rate_search else 0
+    wall += probes * loaded.expected_cell_s
     if as_json:
         emit_json(
             {
                 "spec": loaded.name,
                 "cells": [c.model_dump(mode="json", exclude={"query_spec"}) for c in cells],
+                "rate_searches": [
+                    {k: getattr(c, k) for k in ("engine", "runtime", "query", "stream")}
+                    for c in searches
+                ],
+                "rate_search_max_probes": probes,
                 "expected_wall_s": wall,
             }
         )
@@ -71,8 +82,12 @@ def plan_command(spec: Spec, only: Only = None, as_json: AsJson = False) -> None
         colour = COLOURS.get(c.state.value, "white")
         t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
     console.print(t)
+    for c in searches:
+        console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
     console.print(
-        f"{len(runnable)} to run, {len(cells) - len(runnable)} refused or unavailable; "
+        f"{len(runnable)} to run, {len(cells) - len(runnable)} refused or unavailable"
+        + (f", up to {probes} Rate_max probes" if probes else "")
+        + "; "
         f"expected wall time ≈ {wall / 60:.1f} min (from the spec's expected_cell_s)"
     )
 
@@ -147,6 +162,7 @@ def run_command(
     if any(
         r["state"] in ("failed", "timeout") or r.get("verdict") in ("incorrect", "no_output")
         for r in result.rows
+        if r["key"] not in result.probe_keys  # a probe failing is how Rate_max is found
     ):
         raise typer.Exit(1)
 
@@ -205,3 +221,11 @@ def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
         mm = pq.read_table(mm_path).to_pylist()
         if mm:
             console.print(mismatch_table(mm, "LSBench mismatch mm(E1, E2)"))
+    comp_path = root / "comparability.parquet"
+    if comp_path.exists():
+        comps = pq.read_table(comp_path).to_pylist()
+        if comps:
+            console.print(comparability_table(comps, "LSBench comparability within ε"))
+    searches = read_results(root)
+    if searches:
+        console.print(rate_max_table(searches, "Rate_max (Ren et al.): highest sustained rate"))

@@ -158,3 +158,48 @@ def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> 
             cells.append(f"[{colours.get(word, 'red')}]{word.value}[/]{tail}")
         t.add_row(q, *cells)
     return t
+
+
+def comparability_table(comps: list[dict[str, Any]], title: str) -> Table:
+    """LSBench comp(engines, Q, R, ε) per query, stream, feeding, rate and repetition."""
+    t = Table(title=title)
+    for col in ("query", "stream", "feeding", "rate/scale", "rep", "engines", "max mm %", "ok"):
+        t.add_column(col, overflow="fold")
+    for c in sorted(comps, key=lambda c: (c["query"], c["stream"], c["rate"] or 0)):
+        ok = "[green]yes[/]" if c["comparable"] else "[red]no[/]"
+        rate = "" if c["rate"] is None else f"{c['rate']:g}"
+        if c.get("time_scale") is not None:
+            rate = f"×{c['time_scale']:g}"
+        t.add_row(
+            c["query"],
+            c["stream"],
+            c["feeding"],
+            rate,
+            str(c["repetition"]),
+            c["engines"],
+            f"{c['max_mm_percent']:.1f}",
+            f"{ok} (ε {c['epsilon_percent']:g} %)",
+        )
+    return t
+
+
+def rate_max_table(searches: list[dict[str, Any]], title: str) -> Table:
+    """Ren et al.'s Rate_max per engine, query and stream, with the probes that decided it."""
+    t = Table(title=title)
+    for col in ("engine", "query", "stream", "STEP ms", "Rate_max (triples/s)", "probes"):
+        t.add_column(col, overflow="fold")
+    for s in searches:
+        if s["rate_max"] is None:
+            value = f"[red]none[/] ({s.get('reason') or ''})"
+        else:
+            value = f"{s['rate_max']:g}" + (" (capped: max_rate sustained)" if s["capped"] else "")
+        probes = " ".join(f"{p['rate']:g}{'✓' if p['sustained'] else '✗'}" for p in s["probes"])
+        t.add_row(
+            f"{s['engine']}@{s['runtime']}",
+            s["query"],
+            s["stream"],
+            str(s["step_ms"]),
+            value,
+            probes,
+        )
+    return t

@@ -16,13 +16,13 @@ import json
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import permutations
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.util.atomic import atomic_path
 
@@ -49,7 +49,7 @@ NUMBERS = (
     "gc_count",
     "wall_s",
 )
-GROUP = ("engine", "runtime", "query", "stream", "feeding", "rate")
+GROUP = ("engine", "runtime", "query", "stream", "feeding", "rate", "time_scale", "instances")
 
 
 def _stats(values: Iterable[Any]) -> dict[str, float] | None:
@@ -93,64 +93,114 @@ MISMATCH_SCHEMA = pa.schema(
         ("elements", pa.int64()),
         ("unmatched", pa.int64()),
         ("mm_percent", pa.float64()),
+        ("time_scale", pa.float64()),
+        ("instances", pa.int64()),
     ]
 )
 
 
-def mismatch_rows(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+COMPARABILITY_SCHEMA = pa.schema(
+    [
+        ("query", pa.string()),
+        ("stream", pa.string()),
+        ("feeding", pa.string()),
+        ("rate", pa.float64()),
+        ("repetition", pa.int64()),
+        ("engines", pa.string()),
+        ("max_mm_percent", pa.float64()),
+        ("epsilon_percent", pa.float64()),
+        ("comparable", pa.bool_()),
+        ("time_scale", pa.float64()),
+        ("instances", pa.int64()),
+    ]
+)
+
+
+def mismatch_rows(
+    store: Store, rows: list[dict[str, Any]], epsilon_percent: float = 5.0
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(mm per ordered pair, LSBench comp(engines, Q, R, ε) per group of two or more)."""
     from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.lsbench import mismatch, partition_for
+    from rsp_sdk.compare.lsbench import comparability, partition_for
     from rsp_sdk.compare.relations import result_relations
     from rsp_sdk.engine.registry import get_adapter
 
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if r["state"] == "ok" and r.get("run_dir"):
-            groups[(r["query"], r["stream"], r["feeding"], r["rate"], r["repetition"])].append(r)
+            axes = (r["query"], r["stream"], r["feeding"], r["rate"], r["repetition"])
+            groups[(*axes, r.get("time_scale"), r.get("instances"))].append(r)
     out: list[dict[str, Any]] = []
-    for (query, stream, feeding, rate, rep), members in groups.items():
+    comps: list[dict[str, Any]] = []
+    for (query, stream, feeding, rate, rep, scale, instances), members in groups.items():
         if len(members) < 2:
             continue
         loaded = {}
+        keys = {}
         for m in members:
             name = f"{m['engine']}@{m['runtime']}"
             rel = result_relations(load_answers(store.root / m["run_dir"]), source=name)
-            loaded[name] = (rel, partition_for(get_adapter(m["engine"]).profile), m["key"])
-        for a, b in permutations(sorted(loaded), 2):
-            res = mismatch(loaded[a][0], loaded[b][0], partition=loaded[a][1], e1_name=a, e2_name=b)
+            loaded[name] = (rel, partition_for(get_adapter(m["engine"]).profile))
+            keys[name] = m["key"]
+        comp = comparability(loaded, epsilon_percent)
+        where: dict[str, Any] = {"query": query, "stream": stream, "feeding": feeding}
+        where.update(rate=rate, repetition=rep, time_scale=scale, instances=instances)
+        for res in comp.pairs:
+            a, b = res.e1, res.e2
             out.append(
                 {
-                    "query": query,
-                    "stream": stream,
-                    "feeding": feeding,
-                    "rate": rate,
-                    "repetition": rep,
+                    **where,
                     "e1": a,
                     "e2": b,
-                    "e1_key": loaded[a][2],
-                    "e2_key": loaded[b][2],
+                    "e1_key": keys[a],
+                    "e2_key": keys[b],
                     "partition": res.partition.value,
                     "elements": res.elements,
                     "unmatched": res.unmatched,
                     "mm_percent": res.mm_percent,
                 }
             )
-    return out
+        comps.append(
+            {
+                **where,
+                "engines": ", ".join(sorted(loaded)),
+                "max_mm_percent": comp.max_mm_percent,
+                "epsilon_percent": epsilon_percent,
+                "comparable": comp.comparable,
+            }
+        )
+    return out, comps
 
 
-def aggregate(store: Store, *, lsbench: bool = True) -> dict[str, Path]:
-    """Rebuild cells.parquet, summary.json and (when asked) mismatch.parquet from cell.json."""
-    rows = store.rows()
+def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """cell.json written before the time_scale column: read it from the run's config.json."""
+    if "time_scale" in row or not row.get("run_dir"):
+        return row
+    config = root / row["run_dir"] / "config.json"
+    feeder = json.loads(config.read_text()).get("feeder", {}) if config.exists() else {}
+    return {**row, "time_scale": feeder.get("time_scale")}
+
+
+def aggregate(
+    store: Store, *, lsbench: bool = True, epsilon_percent: float = 5.0
+) -> dict[str, Path]:
+    """Rebuild cells.parquet, summary.json and (when asked) mismatch.parquet and
+    comparability.parquet from cell.json."""
+    rows = [_with_time_scale(store.root, r) for r in store.rows()]
     written = {"cells": store.write_tables(rows)}
     target = store.root / "summary.json"
     with atomic_path(target) as tmp:
-        tmp.write_text(json.dumps(summary(rows), indent=2, default=str) + "\n", encoding="utf-8")
+        entries = summary(rows) + summary_entries(store.root)  # + Rate_max searches, if any
+        tmp.write_text(json.dumps(entries, indent=2, default=str) + "\n", encoding="utf-8")
     written["summary"] = target
     if lsbench:
-        mm = mismatch_rows(store, rows)
-        table = pa.Table.from_pylist(mm, schema=MISMATCH_SCHEMA)
-        path = store.root / "mismatch.parquet"
-        with atomic_path(path) as tmp:
-            pq.write_table(table, tmp)
-        written["mismatch"] = path
+        mm, comps = mismatch_rows(store, rows, epsilon_percent)
+        for name, got, schema in (
+            ("mismatch", mm, MISMATCH_SCHEMA),
+            ("comparability", comps, COMPARABILITY_SCHEMA),
+        ):
+            path = store.root / f"{name}.parquet"
+            with atomic_path(path) as tmp:
+                pq.write_table(pa.Table.from_pylist(got, schema=schema), tmp)
+            written[name] = path
     return written

@@ -72,6 +72,8 @@ def base_row(cell: Cell) -> dict[str, Any]:
         triples_pushed=0,
         wall_s=0.0,
         run_dir=None,
+        time_scale=(cell.feeder or {}).get("time_scale"),
+        instances=cell.instances,
     )
     return row
 
@@ -179,6 +181,7 @@ def run_cell(
                 deadline_s=cell.cell_timeout_s,
                 # static data goes to the graphs the query reads (FROM <g>); none: not sent
                 static=list(stream.static) if spec.static_graphs else [],
+                instances=cell.instances,
             ),
             adapter=adapter,
         )
@@ -265,14 +268,14 @@ def _judge(
     run_dir: Path,
     oracle: OracleCache,
 ) -> dict[str, Any]:
-    from rsp_sdk.csrbench import divergence_text, judge
+    from rsp_sdk.csrbench import divergence_text
 
     out: dict[str, Any] = {}
     try:
         expected, _ = oracle.expected(
             stream.path, stream.sha256, spec, adapter.profile, stream.static
         )
-        verdict, detail = judge(stream.path, spec, adapter, run_dir, expected=expected)
+        verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected)
         out["verdict"] = VERDICTS[verdict]
         with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
             tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
@@ -281,11 +284,41 @@ def _judge(
         if detail.get("divergence"):
             out["divergence_detail"] = json.dumps(detail["divergence"], sort_keys=True)
         if Metric.YABENCH.value in cell.metrics:
-            out.update(_yabench(cell, spec, adapter, stream, run_dir, expected, detail.get("t0")))
+            first = spec  # with instances: the first one's windows (they all see one stream)
+            if cell.instances > 1:
+                first = spec.model_copy(update={"name": f"{spec.name}_1"})
+            out.update(_yabench(cell, first, adapter, stream, run_dir, expected, detail.get("t0")))
     except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
         out["verdict"] = "not_judged"
         out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"
     return out
+
+
+def _judge_instances(
+    cell: Cell,
+    spec: QuerySpec,
+    adapter: Adapter,
+    stream: PreparedStream,
+    run_dir: Path,
+    expected: Any,
+) -> tuple[str, dict[str, Any]]:
+    """The verdict of the query, or with the concurrency axis of every instance: the cell is
+    correct only if each instance is; the first instance that is not decides the detail, and
+    ``instances.json`` lists every instance's verdict and t0."""
+    from rsp_sdk.csrbench import judge
+    from rsp_sdk.run.runner import instance_names
+
+    if cell.instances == 1:
+        return judge(stream.path, spec, adapter, run_dir, expected=expected)
+    each = []
+    for name in instance_names(spec.name, cell.instances):
+        renamed = spec.model_copy(update={"name": name})
+        each.append((name, *judge(stream.path, renamed, adapter, run_dir, expected=expected)))
+    with atomic_path(run_dir / "instances.json") as tmp:
+        listing = [{"query": n, "verdict": v, "t0": d.get("t0")} for n, v, d in each]
+        tmp.write_text(json.dumps(listing, indent=2) + "\n", encoding="utf-8")
+    worst = next((e for e in each if e[1] != "correct"), each[0])
+    return worst[1], worst[2]
 
 
 def _yabench(

@@ -10,15 +10,27 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.spec import MatrixSpec, StreamAxis
 from rsp_sdk.model.stream import StreamMeta
-from rsp_sdk.streams.io import write_stream
+from rsp_sdk.streams.generators.assemble import Generated
+from rsp_sdk.streams.io import (
+    read_meta,
+    read_stream,
+    sort_by_time,
+    write_static,
+    write_stream,
+)
 from rsp_sdk.util.atomic import atomic_path
 
 
@@ -29,6 +41,17 @@ class PreparedStream(BaseModel):
     path: Path
     sha256: str
     static: list[Path] = []
+    static_sha256: list[str] = []  # what a cell's key holds: the content, not where it lives
+
+
+def _keep(built: Path, inputs: Path) -> str:
+    """Move a built file to ``inputs/<sha256>.parquet`` (kept if already there); its sha."""
+    sha = sha256_of(built)
+    final = inputs / f"{sha}.parquet"
+    if not final.exists():
+        with atomic_path(final) as dst:
+            shutil.move(built, dst)
+    return sha
 
 
 def expand(value: str, base: Path) -> Path:
@@ -42,49 +65,129 @@ def expand(value: str, base: Path) -> Path:
     return path if path.is_absolute() else (base / path)
 
 
-def _build(axis: StreamAxis, base: Path, target: Path) -> None:
+def _build(axis: StreamAxis, base: Path, target: Path) -> pa.Table | None:
+    """Write the axis's stream to ``target``; returns the static data a generator made with
+    it (water: sensors; social: profiles and friendships), None for imported streams."""
     if axis.source is not None:
-        src = expand(axis.source.path, base)
-        if axis.source.format == "parquet":
-            if not src.is_file():
-                raise InputError(f"stream {axis.name}: file not found", path=src)
-            shutil.copyfile(src, target)
-            return
-        if axis.source.format == "trig":  # timestamped graphs, rsp:inStream per graph
-            from rsp_sdk.streams.importers import StreamFormat, import_any
-
-            table, meta = import_any(src, StreamFormat.TRIG, stream=axis.source.stream)
-            write_stream(table, target, meta)
-            return
-        if axis.source.format != "csrbench":
-            raise InputError(
-                f"stream {axis.name}: unknown import format {axis.source.format!r}",
-                expected="csrbench, trig or parquet",
+        table, meta = _imported(axis, base)
+        if axis.source.replay_interval_ms is not None:
+            table = _replay(table, axis.source.replay_interval_ms)
+            extra = {"replay_interval_ms": axis.source.replay_interval_ms}
+            meta = meta.model_copy(update={"parameters": {**meta.parameters, **extra}})
+        if axis.source.slice_ms is not None:
+            table = _slice(table, axis.source.slice_ms)
+            meta = meta.model_copy(
+                update={"parameters": {**meta.parameters, "slice_ms": axis.source.slice_ms}}
             )
-        if not src.is_dir():
-            raise InputError(f"stream {axis.name}: the CSRBench data folder is missing", path=src)
-        from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
-
-        interval = axis.source.interval_ms
-        table = read_csrbench_folder(src, interval_ms=interval, stream=axis.source.stream)
-        meta = StreamMeta(
-            producer="import:csrbench-ttl",
-            time_unit_ms=interval,
-            parameters={"source": src.name, "interval_ms": str(interval)},
-        )
         write_stream(table, target, meta)
-        return
+        return None
     assert axis.generator is not None
-    if axis.generator.name != "yabench":
-        raise InputError(
-            f"stream {axis.name}: generator {axis.generator.name!r} is not wired into the "
-            "matrix yet",
-            expected="yabench",
-        )
-    from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+    name, params = axis.generator.name, axis.generator.params
+    if name == "yabench":
+        from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 
-    table, meta = generate_yabench(YabenchParams.model_validate(axis.generator.params))
-    write_stream(table, target, meta)
+        table, meta = generate_yabench(YabenchParams.model_validate(params))
+        write_stream(table, target, meta)
+        return None
+    if name not in GENERATORS_WITH_STATIC:
+        raise InputError(
+            f"stream {axis.name}: generator {name!r} is not wired into the matrix",
+            expected=", ".join(["yabench", *GENERATORS_WITH_STATIC]),
+        )
+    gen = GENERATORS_WITH_STATIC[name](params)
+    write_stream(gen.stream, target, gen.meta)
+    return gen.static
+
+
+def _water(params: dict[str, Any]) -> Generated:
+    from rsp_sdk.streams.generators.water import WaterParams, generate_water
+
+    return generate_water(WaterParams.model_validate(params))
+
+
+def _social(params: dict[str, Any]) -> Generated:
+    from rsp_sdk.streams.generators.social import SocialParams, generate_social
+
+    return generate_social(SocialParams.model_validate(params))
+
+
+GENERATORS_WITH_STATIC: dict[str, Callable[[dict[str, Any]], Generated]] = {
+    "water": _water,
+    "social": _social,
+}
+
+
+def _imported(axis: StreamAxis, base: Path) -> tuple[pa.Table, StreamMeta]:
+    assert axis.source is not None
+    src = expand(axis.source.path, base)
+    fmt = axis.source.format
+    if fmt == "parquet":
+        if not src.is_file():
+            raise InputError(f"stream {axis.name}: file not found", path=src)
+        return read_stream(src), read_meta(src) or StreamMeta(producer="import:parquet")
+    if fmt == "trig":  # timestamped graphs, rsp:inStream per graph
+        from rsp_sdk.streams.importers import StreamFormat, import_any
+
+        return import_any(src, StreamFormat.TRIG, stream=axis.source.stream)
+    if fmt == "citybench":
+        return _citybench(axis, src, base)
+    if fmt != "csrbench":
+        raise InputError(
+            f"stream {axis.name}: unknown import format {fmt!r}",
+            expected="csrbench, citybench, trig or parquet",
+        )
+    if not src.is_dir():
+        raise InputError(f"stream {axis.name}: the CSRBench data folder is missing", path=src)
+    from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
+
+    interval = axis.source.interval_ms
+    table = read_csrbench_folder(src, interval_ms=interval, stream=axis.source.stream)
+    meta = StreamMeta(
+        producer="import:csrbench-ttl",
+        time_unit_ms=interval,
+        parameters={"source": src.name, "interval_ms": str(interval)},
+    )
+    return table, meta
+
+
+def _citybench(axis: StreamAxis, src: Path, base: Path) -> tuple[pa.Table, StreamMeta]:
+    """CityBench sensor CSVs (``rsp stream import -f citybench``), the spec's files only."""
+    from rsp_sdk.streams.importers import StreamFormat, import_any
+
+    assert axis.source is not None
+    files: list[Path] = []
+    for pattern in axis.source.files:
+        hits = sorted(src.glob(pattern))
+        if not hits:
+            raise InputError(f"stream {axis.name}: no CityBench file matches {pattern!r}", path=src)
+        files += hits
+    dataset = expand(axis.source.dataset, base) if axis.source.dataset else None
+    return import_any(
+        files or [src], StreamFormat.CITYBENCH, interval_ms=axis.source.interval_ms, dataset=dataset
+    )
+
+
+def _replay(table: pa.Table, interval_ms: int) -> pa.Table:
+    """Every stream re-timed as CityBench replays it: its i-th distinct timestamp (from 0)
+    becomes i × interval_ms, so each stream yields one row per interval from time 0."""
+    parts = []
+    for name in pc.unique(table.column("stream")).to_pylist():
+        part = table.filter(pc.equal(table.column("stream"), name))
+        t = part.column("t_app_ms").to_numpy()
+        _, rank = np.unique(t, return_inverse=True)
+        retimed = pa.array(rank.astype(np.int64) * interval_ms, pa.int64())
+        parts.append(part.set_column(part.schema.get_field_index("t_app_ms"), "t_app_ms", retimed))
+    return sort_by_time(pa.concat_tables(parts))
+
+
+def _slice(table: pa.Table, slice_ms: int) -> pa.Table:
+    """The rows within ``slice_ms`` of the latest stream's first timestamp (streams recorded
+    side by side start at different times; before the last start some have no data yet)."""
+    first = table.group_by("stream").aggregate([("t_app_ms", "min")])
+    start = int(pc.max(first.column("t_app_ms_min")).as_py())
+    t = table.column("t_app_ms")
+    keep = pc.and_(pc.greater_equal(t, start), pc.less(t, start + slice_ms))
+    return table.filter(keep)
 
 
 def prepare(spec: MatrixSpec, spec_path: Path, inputs: Path) -> dict[str, PreparedStream]:
@@ -95,15 +198,21 @@ def prepare(spec: MatrixSpec, spec_path: Path, inputs: Path) -> dict[str, Prepar
     for axis in spec.streams:
         with tempfile.TemporaryDirectory(dir=inputs, prefix=".prepare-") as tmp:
             built = Path(tmp) / "stream.parquet"
-            _build(axis, base, built)
-            sha = sha256_of(built)
-            final = inputs / f"{sha}.parquet"
-            if not final.exists():
-                with atomic_path(final) as dst:
-                    shutil.move(built, dst)
-        static = [expand(s, base) for s in axis.static]
-        for s in static:
-            if not s.exists():
-                raise InputError(f"stream {axis.name}: static data not found", path=s)
-        out[axis.name] = PreparedStream(name=axis.name, path=final, sha256=sha, static=static)
+            generated = _build(axis, base, built)
+            sha = _keep(built, inputs)
+            static = [expand(s, base) for s in axis.static]
+            for s in static:
+                if not s.exists():
+                    raise InputError(f"stream {axis.name}: static data not found", path=s)
+            if generated is not None and generated.num_rows:
+                made = Path(tmp) / "static.parquet"
+                write_static(generated, made)
+                static.append(inputs / f"{_keep(made, inputs)}.parquet")
+        out[axis.name] = PreparedStream(
+            name=axis.name,
+            path=inputs / f"{sha}.parquet",
+            sha256=sha,
+            static=static,
+            static_sha256=[sha256_of(s) if s.is_file() else str(s) for s in static],
+        )
     return out

@@ -12,11 +12,14 @@ re-measured from its recorded run. Definitions follow METRICS.md:
 * final result arrival (YABench): arrival of the last result minus the end of input (the end
   of the last measured push) — how long the engine still worked off its backlog after the
   stream stopped; negative when it had answered everything before the last push ended;
-* peak RSS / heap, mean CPU, max threads, GC count over the run; MCR = (max − min) / period.
+* peak RSS / heap, mean CPU, max threads, GC count over the run; MCR as METRICS.md defines
+  it (mean heap before minus after a GC over the last 10 collections, divided by the mean time
+  between two heap maxima), or for runs without two collections the RSS swing over the run.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -127,14 +130,42 @@ def resource_metrics(run_dir: Path) -> dict[str, float | None]:
     gc = pc.max(perf.column("gc_count")).as_py()
     gc0 = pc.min(perf.column("gc_count")).as_py()
     heap = pc.max(perf.column("heap_used")).as_py()
+    mcr = heap_mcr(perf)
+    if mcr is None:  # no GC cycle seen (or no JVM): the RSS swing over the run
+        mcr = float(rss.max() - rss.min()) / period if period > 0 else None
     return {
         "peak_rss_mb": float(rss.max()),
         "peak_heap_mb": None if heap is None else heap / 1e6,
-        "mcr_mb_s": float(rss.max() - rss.min()) / period if period > 0 else None,
+        "mcr_mb_s": mcr,
         "cpu_mean_pct": _f(pc.mean(perf.column("cpu_percent")).as_py()),
         "threads_max": _f(pc.max(perf.column("threads")).as_py()),
         "gc_count": None if gc is None or gc0 is None else float(gc - gc0),
     }
+
+
+def heap_mcr(perf: Any, cycles: int = 10) -> float | None:
+    """METRICS.md's memory consumption rate, MCR = (Max − Min) / Period in MB/s: Max and Min
+    the mean heap just before and just after a garbage collection (a sample where the JVM's
+    GC count rose) over the last ``cycles`` collections, Period the mean time between two
+    maxima. None without two collections in the samples (or without a heap at all)."""
+    rows = [
+        r
+        for r in perf.select(["t_sys_ns", "heap_used", "gc_count"]).to_pylist()
+        if r["heap_used"] is not None and r["gc_count"] is not None
+    ]
+    before: list[tuple[int, float]] = []
+    after: list[float] = []
+    for prev, cur in pairwise(rows):
+        if cur["gc_count"] > prev["gc_count"]:
+            before.append((prev["t_sys_ns"], prev["heap_used"] / 1e6))
+            after.append(cur["heap_used"] / 1e6)
+    before, after = before[-cycles:], after[-cycles:]
+    if len(before) < 2:
+        return None
+    period = (before[-1][0] - before[0][0]) / 1e9 / (len(before) - 1)
+    high = sum(h for _, h in before) / len(before)
+    low = sum(after) / len(after)
+    return (high - low) / period if period > 0 else None
 
 
 def run_metrics(run_dir: Path) -> dict[str, Any]:

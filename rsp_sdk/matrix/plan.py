@@ -81,6 +81,7 @@ class Cell(BaseModel):
     metrics: list[str] = []
     gracious: bool = False  # YABench gracious mode too (metric yabench)
     artifacts: dict[str, Any] = {}  # the engine's provisioned artifacts (lock.json)
+    instances: int = 1  # simultaneous copies of the query on the engine (concurrency axis)
 
     def axes(self) -> dict[str, Any]:
         """The values ``--only`` and the spec's rules match on."""
@@ -93,6 +94,7 @@ class Cell(BaseModel):
             "rate": self.rate,
             "repetition": self.repetition,
             "state": self.state.value,
+            "instances": self.instances,
         }
 
 
@@ -169,7 +171,9 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[tuple
     from rsp_sdk.csrbench import feeding as engine_feeding
 
     f = spec.feeding
-    base = {"batch_size": f.batch_size}
+    base: dict[str, Any] = {"batch_size": f.batch_size}
+    if f.max_batch_span_ms is not None:  # only when given: other specs' keys stay as they were
+        base["max_batch_span_ms"] = f.max_batch_span_ms
     out: list[tuple[str, Any]] = []
     for mode in f.modes:
         if mode is FeedMode.ENGINE:
@@ -248,6 +252,8 @@ def _refusal(adapter: Adapter, query: QuerySpec) -> tuple[str | None, str | None
         return adapter.render(query), None
     except UnsupportedQuery as exc:
         return None, str(exc)
+    except ValueError as exc:  # cqels/csparql renderers raise a ValueError for what they cannot say
+        return None, f"{adapter.name} cannot express it: {exc}"
 
 
 def _excluded(rules: list[Rule], include: list[Rule], axes: dict[str, Any]) -> Rule | None:
@@ -310,7 +316,7 @@ def _cells_for(
     profile = override or (adapter.profile if adapter is not None else None)
     feeds = _feeders(spec, adapter, q) if adapter is not None else [("afap", (None, None, None))]
     out: list[Cell] = []
-    for feed_label, (rate, feeder, tail) in feeds:
+    for instances, (feed_label, (rate, feeder, tail)) in itertools.product(spec.instances, feeds):
         axes = {
             "engine": info.name,
             "runtime": runtime,
@@ -341,7 +347,7 @@ def _cells_for(
         key = cell_key(
             {
                 "stream_sha256": stream.sha256,
-                "static": [str(s) for s in stream.static],
+                "static": stream.static_sha256,
                 "query": [query.name, rendered if rendered is not None else q.model_dump_json()],
                 "profile": canonical(profile) if profile else None,
                 "adapter": [info.name, info.version, info.artifacts],
@@ -352,6 +358,8 @@ def _cells_for(
                 "repetition": rep,
                 # judged differently: the key changes only when asked (older keys stay)
                 **({"gracious": True} if query.gracious else {}),
+                # only when asked: every key of a spec without the axis stays as it was
+                **({"instances": instances} if instances != 1 else {}),
             }
         )
         app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
@@ -359,7 +367,10 @@ def _cells_for(
             app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
         )
         rate_txt = f"/rate={rate:g}" if rate is not None else f"/{feed_label}"
+        if feeder is not None and feeder.time_scale is not None:
+            rate_txt += f"={feeder.time_scale:g}"
         on = f"/{stream.name}" if len(spec.streams) > 1 else ""
+        on += f"/x{instances}" if len(spec.instances) > 1 or instances != 1 else ""
         out.append(
             Cell(
                 key=key,
@@ -391,6 +402,7 @@ def _cells_for(
                 metrics=[m.value for m in spec.metrics],
                 gracious=query.gracious,
                 artifacts=info.artifacts,
+                instances=instances,
             )
         )
     return out

@@ -54,13 +54,53 @@ class MatrixResult(BaseModel):
     oracle_computed: int
     oracle_reused: int
     wall_s: float
+    probe_keys: set[str] = set()  # Rate_max probes: a failed probe is a finding, not an error
 
 
 def planned(
     spec: MatrixSpec, spec_path: Path, inputs: Path, only: list[str] | None = None
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
+    named = {
+        v.strip()
+        for item in only or []
+        for k, sep, v in (part.partition("=") for part in item.split(","))
+        if sep and k.strip() == "stream"
+    }
+    if named:  # --only stream=…: the other streams are neither generated nor imported
+        spec = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
     streams = prepare(spec, spec_path, inputs)
     return streams, select(plan(spec, spec_path, streams), only or [])
+
+
+def _rate_search(
+    spec: MatrixSpec,
+    spec_path: Path,
+    streams: dict[str, PreparedStream],
+    cells: list[Cell],
+    store: Store,
+    oracle: OracleCache,
+    only: list[str] | None,
+    progress: ProgressFn | None,
+) -> tuple[set[str], int]:
+    """Rate_max searches after the planned cells: (keys of every probe, probes run now)."""
+    from rsp_sdk.matrix.plan import engine_info, load_queries
+    from rsp_sdk.matrix.ratesearch import run_searches
+
+    ran: list[str] = []
+
+    def run_one(cell: Cell) -> dict[str, Any]:
+        ran.append(cell.key)
+        if progress:
+            progress(Progress(event="start", cell=cell, total=len(cells)))
+        row = run_cell(cell, store, streams, oracle)
+        if progress:
+            progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
+        return row
+
+    engines = {e.name: engine_info(e.name) for e in spec.engines}
+    queries = load_queries(spec, spec_path)
+    found = run_searches(spec, cells, streams, queries, engines, store, run_one, only)
+    return {p.key for r in found for p in r.probes if p.key is not None}, len(ran)
 
 
 def run_matrix(
@@ -80,6 +120,8 @@ def run_matrix(
     store.open(spec, spec_path, cells)
     todo: list[Cell] = []
     to_judge: dict[str, dict[str, Any] | None] = {}
+    probe_keys: set[str] = set()
+    probes_ran = 0
     for cell in cells:
         done = store.done(cell.key)
         if unjudged(cell, done, store):
@@ -116,17 +158,26 @@ def run_matrix(
                     f.result()
         for cell in alone:
             one(cell)
+        if spec.rate_search is not None:
+            probe_keys, probes_ran = _rate_search(
+                spec, spec_path, streams, cells, store, oracle, only, progress
+            )
     finally:  # Ctrl-C too: the tables describe every cell finished so far
-        aggregate(store, lsbench=Metric.LSBENCH in spec.metrics)
-    keys = {c.key for c in cells}
+        aggregate(
+            store,
+            lsbench=Metric.LSBENCH in spec.metrics,
+            epsilon_percent=spec.lsbench_epsilon_percent,
+        )
+    keys = {c.key for c in cells} | probe_keys
     return MatrixResult(
         root=output,
         cells=cells,
         rows=[r for r in store.rows() if r["key"] in keys],
-        ran=len(todo) - len(to_judge),
+        ran=len(todo) - len(to_judge) + probes_ran,
         judged=len(to_judge),
         skipped=len(cells) - len(todo),
         oracle_computed=oracle.computed,
         oracle_reused=oracle.reused,
         wall_s=time.monotonic() - started,
+        probe_keys=probe_keys,
     )

@@ -60,6 +60,26 @@ class ImportSource(_Model):
     path: str = Field(description="relative to the spec; ${RSP_SHARED_DATA} is expanded")
     interval_ms: int = Field(default=1000, gt=0, description="csrbench: one graph per interval")
     stream: str = Field(default="http://ex.org/streams/test", description="csrbench: stream IRI")
+    files: list[str] = Field(
+        default_factory=list,
+        description="citybench: the .stream files (globs) under path (default: every one)",
+    )
+    dataset: str | None = Field(
+        default=None, description="citybench: CityBench's dataset/ folder (default: ../dataset)"
+    )
+    replay_interval_ms: int | None = Field(
+        default=None,
+        gt=0,
+        description="CityBench's replay: the i-th timestamp of every stream moved to "
+        "i × this (CityBench at rate ×1 emits one row per second per stream, whatever the "
+        "time in its CSV); applied before slice_ms",
+    )
+    slice_ms: int | None = Field(
+        default=None,
+        gt=0,
+        description="keep only the first slice_ms of application time (from the latest stream "
+        "start, so every stream of the slice has data): a short run of a long recording",
+    )
 
 
 class GeneratorSource(_Model):
@@ -101,6 +121,12 @@ class Feeding(_Model):
     limit: int | None = Field(default=None, ge=1, description="mode fixed: triples to push")
     batch_size: int = Field(default=10_000, ge=1)
     warmup: str | None = Field(default=None, description="a warm-up stream file")
+    max_batch_span_ms: float | None = Field(
+        default=None,
+        ge=0,
+        description="paced modes: most application ms one push may span (0: one timestamp per "
+        "push, so several streams interleave in global time order, as C-SPARQL requires)",
+    )
 
 
 class Rule(_Model):
@@ -138,6 +164,22 @@ class Limits(_Model):
     )
 
 
+class RateSearch(_Model):
+    """Ren et al.'s Rate_max: the highest rate (triples/s) at which an engine still answers every
+    window within its STEP with correct results, found by doubling from ``start`` up to
+    ``max_rate`` and then bisecting ``bisect_steps`` times; every probe is a cell."""
+
+    start: float = Field(gt=0, description="first rate probed (triples/s)")
+    max_rate: float = Field(gt=0, description="no probe above this rate (result marked capped)")
+    bisect_steps: int = Field(default=3, ge=0, le=10)
+    min_achieved: float = Field(
+        default=0.9, gt=0, le=1, description="share of the asked rate the feeder must reach"
+    )
+    engines: list[str] | None = Field(default=None, description="default: every engine")
+    queries: list[str] | None = Field(default=None, description="query names; default all")
+    streams: list[str] | None = Field(default=None, description="default: every stream")
+
+
 class MatrixSpec(_Model):
     name: str
     description: str = ""
@@ -159,6 +201,20 @@ class MatrixSpec(_Model):
         description="cells measure nothing time-dependent: --jobs may run any of them together",
     )
     expected_cell_s: float = Field(default=10.0, gt=0, description="for the plan's wall time")
+    rate_search: RateSearch | None = Field(
+        default=None, description="search Rate_max per engine × runtime × stream × query"
+    )
+    instances: list[int] = Field(
+        default_factory=lambda: [1],
+        description="concurrency axis (CityBench): the query registered this many times on "
+        "one engine, every instance judged",
+    )
+    lsbench_epsilon_percent: float = Field(
+        default=5.0,
+        ge=0,
+        description="LSBench comparability: engines are comparable on a query when every "
+        "pairwise mismatch is at most this many percent",
+    )
 
 
 def schema() -> dict[str, Any]:

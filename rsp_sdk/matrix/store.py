@@ -80,6 +80,8 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "gracious_recall": pa.float64(),
     "final_result_ms": pa.float64(),
     "artifacts": pa.string(),
+    "time_scale": pa.float64(),  # feeding time-scale: tells its cells apart (rate is None)
+    "instances": pa.int64(),  # concurrency axis: simultaneous copies of the query
 }
 CELLS_SCHEMA = pa.schema([pa.field(n, t) for n, t in CELL_COLUMNS.items()])
 

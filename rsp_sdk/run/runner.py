@@ -121,6 +121,12 @@ class RunRequest(BaseModel):
         description="advance time this far past the last triple (default: "
         "the longest window range + step, or 60 s for raw queries)",
     )
+    instances: int = Field(
+        default=1,
+        ge=1,
+        description="register the query this many times on the one engine (CityBench's "
+        "concurrency), named NAME_1 … NAME_N; each instance's results carry its name",
+    )
 
 
 class RunSummary(BaseModel):
@@ -135,6 +141,11 @@ class RunSummary(BaseModel):
     samples: int
     duration_s: float | None
     push_rate: float | None = Field(default=None, description="measured triples / push seconds")
+
+
+def instance_names(name: str, instances: int) -> list[str]:
+    """The query names of ``instances`` simultaneous copies of query ``name``."""
+    return [f"{name}_{k}" for k in range(1, instances + 1)]
 
 
 def _sha256(path: Path) -> str:
@@ -276,7 +287,10 @@ def run(
             static_file = _static_ntriples(request.static, recorder.dir / "static.nt")
             for graph in static_graphs:
                 session.load_static(graph, static_file)
-        if query.spec is not None:
+        if query.spec is not None and request.instances > 1:
+            for name in instance_names(query.spec.name, request.instances):
+                session.register_query(query.spec.model_copy(update={"name": name}))
+        elif query.spec is not None:
             session.register_query(query.spec)
         else:
             session.register_query(query.raw_text or "", name=query.name)

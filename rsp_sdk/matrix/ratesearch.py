@@ -1,0 +1,280 @@
+"""Rate_max (Ren et al. 2016): the highest input rate an engine sustains on a query.
+
+An engine *sustains* a rate when the feeder reached it (at least ``min_achieved`` of it: an
+engine whose ``push`` blocks slows the feeder down), every window was answered within its STEP
+of closing (result latency ≤ the query's smallest slide: the next window is due by then) and
+the answer is still correct (the oracle's verdict, when the spec judges). The search doubles the
+rate from ``start`` until it fails or reaches ``max_rate``, then bisects between the highest
+sustained and the lowest failed rate. Every probe is an ordinary cell (feeding ``rate``) whose
+key hashes only its inputs, so a killed search resumes: the probes already done are read back,
+the same decisions replay, and only the missing probes run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from rsp_sdk.matrix.inputs import PreparedStream
+from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, _cells_for, select
+from rsp_sdk.matrix.spec import FeedMode, MatrixSpec, RateSearch
+from rsp_sdk.matrix.store import Store
+from rsp_sdk.model.profile import load_profile
+from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.util.atomic import atomic_path
+
+RESULT_FILE = "ratesearch.json"
+
+
+class Probe(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    rate: float
+    sustained: bool
+    why: str
+    key: str | None = None
+
+
+class SearchResult(BaseModel):
+    """One search: ``rate_max`` is None when not even the lowest probe was sustained;
+    ``capped`` when ``max_rate`` was sustained (the engine may go higher)."""
+
+    engine: str
+    runtime: str
+    query: str
+    stream: str
+    step_ms: int
+    rate_max: float | None
+    capped: bool
+    probes: list[Probe]
+    reason: str | None = None
+
+
+def _round(rate: float) -> float:
+    """Rates in whole triples/s (a stable, readable cell label) above 10, else 3 digits."""
+    return float(round(rate)) if rate >= 10 else float(f"{rate:.3g}")
+
+
+def search(probe: Callable[[float], Probe], cfg: RateSearch) -> tuple[float | None, bool]:
+    """(rate_max, capped) by doubling then bisecting; ``probe`` runs (or reads back) one rate."""
+    lo: float | None = None
+    hi: float | None = None
+    rate = _round(min(cfg.start, cfg.max_rate))
+    if probe(rate).sustained:
+        lo = rate
+        while hi is None and lo < cfg.max_rate:
+            rate = _round(min(lo * 2, cfg.max_rate))
+            if probe(rate).sustained:
+                lo = rate
+            else:
+                hi = rate
+    else:  # not even the start: halve (as many times as bisection steps) to find a floor
+        hi = rate
+        for _ in range(max(1, cfg.bisect_steps)):
+            rate = _round(rate / 2)
+            if probe(rate).sustained:
+                lo = rate
+                break
+            hi = rate
+    for _ in range(cfg.bisect_steps):
+        if lo is None or hi is None:
+            break
+        mid = _round((lo + hi) / 2)
+        if mid in (lo, hi):
+            break
+        if probe(mid).sustained:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi is None
+
+
+def sustained(row: dict[str, Any], rate: float, step_ms: int, min_achieved: float) -> Probe:
+    """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?"""
+    key = row.get("key")
+    if row.get("state") != "ok":
+        why = f"{row.get('state')}: {row.get('reason') or 'no reason given'}"
+        return Probe(rate=rate, sustained=False, why=why, key=key)
+    if row.get("verdict") in ("incorrect", "no_output"):
+        return Probe(rate=rate, sustained=False, why=f"verdict {row['verdict']}", key=key)
+    achieved = row.get("rate_achieved")
+    if achieved is None or achieved < min_achieved * rate:
+        got = "nothing" if achieved is None else f"{achieved:.0f}"
+        why = f"feeder reached {got} of {rate:g} triples/s"
+        return Probe(rate=rate, sustained=False, why=why, key=key)
+    latency = row.get("latency_ms_max")
+    if latency is not None and latency > step_ms:
+        why = f"a window answered {latency:.0f} ms after closing (STEP {step_ms} ms)"
+        return Probe(rate=rate, sustained=False, why=why, key=key)
+    lat = "no results" if latency is None else f"latency max {latency:.0f} ms"
+    why = f"reached {achieved:.0f} triples/s, {lat}, verdict {row.get('verdict')}"
+    return Probe(rate=rate, sustained=True, why=why, key=key)
+
+
+def step_ms(query: QuerySpec) -> int:
+    """The STEP an execution must fit in: the smallest slide of the query's windows."""
+    return min((w.step_ms for w in query.windows), default=1000)
+
+
+def max_probes(cfg: RateSearch) -> int:
+    """Probes one search runs at most (for the plan's wall time)."""
+    up = max(1, math.ceil(math.log2(max(cfg.max_rate / cfg.start, 1.0))) + 1)
+    return up + cfg.bisect_steps + 1
+
+
+def targets(spec: MatrixSpec, cells: list[Cell]) -> list[Cell]:
+    """One planned cell per (engine, runtime, stream, query) the spec searches Rate_max for."""
+    cfg = spec.rate_search
+    if cfg is None:
+        return []
+    seen: dict[tuple[str, str, str, str], Cell] = {}
+    for c in cells:
+        if c.state is not CellState.PLANNED or c.repetition != 1:
+            continue
+        if cfg.engines is not None and c.engine not in cfg.engines:
+            continue
+        if cfg.queries is not None and c.query not in cfg.queries:
+            continue
+        if cfg.streams is not None and c.stream not in cfg.streams:
+            continue
+        seen.setdefault((c.engine, c.runtime, c.stream, c.query), c)
+    return list(seen.values())
+
+
+def probe_cell(
+    spec: MatrixSpec,
+    info: EngineInfo,
+    engine_config: dict[str, Any],
+    runtime: str,
+    stream: PreparedStream,
+    query: Query,
+    rate: float,
+) -> Cell | None:
+    """The cell of one probe: the spec's cell for this engine, query and stream fed at
+    ``rate`` (None if the spec's rules exclude it)."""
+    from rsp_sdk.csrbench import engine_query
+
+    feeding = spec.feeding.model_copy(update={"modes": [FeedMode.RATE], "rates": [rate]})
+    probe_spec = spec.model_copy(update={"feeding": feeding})
+    override = load_profile(spec.profile) if spec.profile else None
+    cells = _cells_for(
+        probe_spec, engine_config, info, runtime, stream, query, 1, override, engine_query
+    )
+    return cells[0] if cells else None
+
+
+RunOne = Callable[[Cell], dict[str, Any]]
+
+
+def run_searches(
+    spec: MatrixSpec,
+    planned_cells: list[Cell],
+    streams: dict[str, PreparedStream],
+    queries: list[Query],
+    engines: dict[str, EngineInfo],
+    store: Store,
+    run_one: RunOne,
+    only: list[str] | None = None,
+) -> list[SearchResult]:
+    """Every search of the spec; ``run_one`` runs a probe cell that is not done yet."""
+    cfg = spec.rate_search
+    if cfg is None:
+        return []
+    by_name = {q.name: q for q in queries}
+    config = {e.name: e.engine_config for e in spec.engines}
+    results: list[SearchResult] = []
+    for target in targets(spec, planned_cells):
+        query = by_name[target.query]
+        info = engines[target.engine]
+        step = step_ms(QuerySpec.model_validate(target.query_spec))
+        first = probe_cell(
+            spec, info, config[target.engine], target.runtime, streams[target.stream], query, 1.0
+        )
+        if first is None or (only and not select([first], only)):
+            continue  # excluded: no search (an earlier one in ratesearch.json stays)
+
+        def probe(rate: float, t: Cell = target, q: Query = query, s: int = step) -> Probe:
+            cell = probe_cell(
+                spec, engines[t.engine], config[t.engine], t.runtime, streams[t.stream], q, rate
+            )
+            if cell is None or (only and not select([cell], only)):
+                return Probe(rate=rate, sustained=False, why="excluded by the spec or --only")
+            if cell.state is not CellState.PLANNED:
+                return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
+            row = store.done(cell.key) or run_one(cell)
+            return sustained(row, rate, s, cfg.min_achieved)
+
+        probes: list[Probe] = []
+
+        def recorded(
+            rate: float, probe: Callable[[float], Probe] = probe, acc: list[Probe] = probes
+        ) -> Probe:
+            p = probe(rate)
+            acc.append(p)
+            return p
+
+        rate_max, capped = search(recorded, cfg)
+        results.append(
+            SearchResult(
+                engine=info.name,
+                runtime=target.runtime,
+                query=target.query,
+                stream=target.stream,
+                step_ms=step,
+                rate_max=rate_max,
+                capped=capped and rate_max is not None,
+                probes=probes,
+                reason=None if rate_max is not None else probes[-1].why,
+            )
+        )
+    write_results(store.root, results)
+    return results
+
+
+def write_results(root: Path, results: list[SearchResult]) -> None:
+    """Merge into ``ratesearch.json`` (a run with ``--only`` keeps the other searches)."""
+    target = root / RESULT_FILE
+
+    def ident(r: dict[str, Any]) -> tuple[str, ...]:
+        return (r["engine"], r["runtime"], r["query"], r["stream"])
+
+    merged = {ident(r): r for r in read_results(root)}
+    merged.update({ident(d): d for d in (r.model_dump(mode="json") for r in results)})
+    with atomic_path(target) as tmp:
+        doc = list(merged.values())
+        tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+
+
+def read_results(root: Path) -> list[dict[str, Any]]:
+    path = root / RESULT_FILE
+    if not path.exists():
+        return []
+    doc: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return doc
+
+
+def summary_entries(root: Path) -> list[dict[str, Any]]:
+    """summary.json's Rate_max entries: feeding ``rate-max``, rate = Rate_max."""
+    out = []
+    for r in read_results(root):
+        out.append(
+            {
+                "engine": r["engine"],
+                "runtime": r["runtime"],
+                "query": r["query"],
+                "stream": r["stream"],
+                "feeding": "rate-max",
+                "rate": r["rate_max"],
+                "rate_max": r["rate_max"],
+                "rate_max_capped": r["capped"],
+                "step_ms": r["step_ms"],
+                "probes": [{k: p[k] for k in ("rate", "sustained", "why")} for p in r["probes"]],
+                "reason": r.get("reason"),
+            }
+        )
+    return out
