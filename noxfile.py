@@ -52,7 +52,7 @@ def _shared_env(session: nox.Session) -> None:
             "install",
             "-q",
             "-e",
-            f"{ROOT}[dev]",
+            f"{ROOT}[dev,docs]",
             *editable,
             external=True,
         )
@@ -95,6 +95,14 @@ def typecheck(session: nox.Session) -> None:
     for adapter in _adapters():
         packages = sorted(p.parent.name for p in adapter.glob("*/__init__.py"))
         _run(session, "mypy", "--strict", *(str(adapter / p) for p in packages))
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site (mkdocs.yml → site/) with warnings as errors: API pages come
+    from the docstrings and the CLI reference from the typer app, so neither can drift."""
+    _shared_env(session)
+    _run(session, "mkdocs", "build", "--strict", "--site-dir", str(ROOT / "site"), *session.posargs)
 
 
 @nox.session
