@@ -102,6 +102,7 @@ def docs(session: nox.Session) -> None:
     """Build the documentation site (mkdocs.yml → site/) with warnings as errors: API pages come
     from the docstrings and the CLI reference from the typer app, so neither can drift."""
     _shared_env(session)
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # mkdocs-material's banner about its successor
     _run(session, "mkdocs", "build", "--strict", "--site-dir", str(ROOT / "site"), *session.posargs)
 
 

@@ -4,6 +4,7 @@ renderers need, and the README's Python snippets run as written."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -77,6 +78,23 @@ def test_example_adapter_is_listed_by_its_entry_point(
     assert '"minirsp"' in proc.stdout
 
 
+def test_example_profile_is_what_the_probe_infers(
+    installed_example: Path, rsp_exe: list[str]
+) -> None:
+    """The tutorial's step 5: the profile minirsp declares is the one its behaviour shows."""
+    proc = subprocess.run(
+        [*rsp_exe, "engines", "probe", "minirsp", "--json"],
+        env=_env(installed_example),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads(proc.stdout)
+    assert data["differences"] == [], data["differences"]
+    assert data["findings"]["report"]["value"] == "window_close", data["findings"]["report"]
+
+
 def test_query_structure_reads_projection_triples_and_aggregates() -> None:
     spec = parse_rspql(
         "PREFIX ex: <http://ex.org/>\n"
@@ -98,3 +116,34 @@ def test_query_structure_reads_projection_triples_and_aggregates() -> None:
     assert Feature.AGGREGATES in st.features and Feature.JOIN in st.features
     assert st.only(Feature.JOIN, Feature.AGGREGATES, Feature.NAMED_GRAPHS) == []
     assert TriplePattern("?p", "<http://ex.org/in>", "?room").variables() == ["p", "room"]
+
+
+def _readme_snippets() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
+
+
+def test_readme_python_snippets_run_as_written(
+    shared_data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every ```python block of the README, in order, in one namespace, from a folder that has
+    the benchmark data at ../shared/data as a clone of the repository does; the example
+    adapter package on the path as `pip install docs/examples/minirsp` would put it."""
+    snippets = _readme_snippets()
+    assert len(snippets) >= 4, "the README's Python snippets were not found"
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "data").symlink_to(shared_data)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    namespace: dict[str, object] = {"__name__": "readme"}
+    for number, code in enumerate(snippets, 1):
+        exec(compile(code, f"README.md python block {number}", "exec"), namespace)
+    assert (work / "sg1.parquet").is_file() and (work / "social.static.parquet").is_file()
+    assert "correct 0" in capsys.readouterr().out  # what the comparison snippet says it prints
+    table = namespace["table"]
+    assert getattr(table, "num_rows", 0) > 0, "the oracle snippet computed nothing"

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
-from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
-from rsp_sdk.engine.preflight import check_runnable
-from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
+
+if TYPE_CHECKING:  # the experiment (engines, Spark, pandas) loads when the command runs
+    from rsp_sdk.csrbench import Verdict
 
 SUMMARY = "Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output."
 app = typer.Typer(help=SUMMARY)
@@ -71,6 +71,10 @@ def csrbench(
     or incorrect (with the first diverging relation and why). Runs are recorded under
     OUTPUT/runs/ENGINE@RUNTIME/qN, the verdicts in OUTPUT/csrbench.json. Exit 0 when every
     judged run is correct, 1 otherwise."""
+    from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, default_query_dir, run_csrbench
+    from rsp_sdk.engine.preflight import check_runnable
+    from rsp_sdk.engine.registry import get_adapter
+
     check_output_dir(output, force=force)
     names = query or list(QUERIES)
     bad = [q for q in names if q not in QUERIES]

@@ -4,16 +4,17 @@ engine artifacts."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.cli.probe import probe_command
-from rsp_sdk.engine.provision import ProvisionCache
-from rsp_sdk.engine.registry import get_adapter, list_adapters
 from rsp_sdk.errors import RspError
+
+if TYPE_CHECKING:  # adapters, provisioning and the engine code load when a command runs
+    from rsp_sdk.engine.provision import ProvisionCache
 
 app = typer.Typer(
     help="Engine adapters: list them, fetch their dependencies, add engine artifacts.",
@@ -29,10 +30,14 @@ CacheOpt = Annotated[
 
 
 def _cache(path: Path | None) -> ProvisionCache:
+    from rsp_sdk.engine.provision import ProvisionCache
+
     return ProvisionCache(path)
 
 
 def _manifest(name: str):  # type: ignore[no-untyped-def]
+    from rsp_sdk.engine.registry import get_adapter
+
     adapter = get_adapter(name)
     manifest_fn = getattr(adapter, "manifest", None)
     manifest = manifest_fn() if callable(manifest_fn) else None
@@ -47,6 +52,8 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Every adapter found (entry points, $RSP_ADAPTERS), its runtimes and provisioning state."""
+    from rsp_sdk.engine.registry import list_adapters
+
     rows = list_adapters(_cache(cache))
     if as_json:
         emit_json([r.model_dump(mode="json") for r in rows])

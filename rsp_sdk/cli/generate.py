@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
-from rsp_sdk.model.terms import check_iri
-from rsp_sdk.streams.generators.assemble import Generated
-from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
-from rsp_sdk.streams.generators.social import SocialParams, generate_social
-from rsp_sdk.streams.generators.water import WaterParams, generate_water
-from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
-from rsp_sdk.streams.io import write_static, write_stream
+from rsp_sdk.streams.generators.social_params import SocialParams
+from rsp_sdk.streams.generators.water_params import WaterParams
+from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
 from rsp_sdk.util.outpath import atomic_files, check_output
+
+if TYPE_CHECKING:  # the generators (numpy, pyarrow) load when a command runs
+    import pyarrow as pa
+
+    from rsp_sdk.model.stream import StreamMeta
+    from rsp_sdk.streams.generators.assemble import Generated
+
+
+def check_iri(iri: str, option: str) -> None:
+    """``rsp_sdk.model.terms.check_iri``, loaded when used (it needs pyoxigraph)."""
+    from rsp_sdk.model.terms import check_iri as check
+
+    check(iri, option=option)
+
 
 app = typer.Typer(
     help="Generate reproducible streams: same parameters and seed, same bytes.",
@@ -40,6 +47,8 @@ Seed = Annotated[int, typer.Option(help="seed of the PCG64 generator")]
 
 
 def _finish(table: pa.Table, meta: StreamMeta, out: Path, started: float, as_json: bool) -> None:
+    from rsp_sdk.streams.io import write_stream
+
     write_stream(table, out, meta)
     elapsed = time.perf_counter() - started
     rate = table.num_rows / elapsed if elapsed > 0 else float("inf")
@@ -77,6 +86,8 @@ def yabench(
     started = time.perf_counter()
     check_output(out, what="a Parquet file path (--output)")
     check_iri(stream, option="--stream")
+    from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+
     params = YabenchParams(
         stations=stations,
         interval_ms=interval,
@@ -112,6 +123,8 @@ def rooms(
     if (description is None) == (file is None):
         raise typer.BadParameter("give either a DESCRIPTION or --file")
     text = file.read_text(encoding="utf-8") if file is not None else str(description)
+    from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
+
     params = RoomsParams(description=text, namespace=namespace, stream=stream)
     table, meta = generate_rooms(params, source=file or "<description>")
     _finish(table, meta, out, started, as_json)
@@ -137,6 +150,10 @@ def _finish_with_static(
     gen: Generated, out: Path, static_out: Path | None, started: float, as_json: bool
 ) -> None:
     """Write streams and static data; a failure leaves neither file half-written."""
+    import pyarrow.compute as pc
+
+    from rsp_sdk.streams.io import write_static, write_stream
+
     static_path = static_out if static_out is not None else static_path_for(out)
     static_meta = gen.meta.model_copy(update={"streams": []})
     with atomic_files(out, static_path) as (tmp_stream, tmp_static):
@@ -258,6 +275,8 @@ def social(
     )
     check_iri(stream_prefix + "poststream", option="--stream-prefix")
     _check_outputs(out, static_out)
+    from rsp_sdk.streams.generators.social import generate_social
+
     with console.status("generating …", spinner="dots"):
         gen = generate_social(params)
         _finish_with_static(gen, out, static_out, started, as_json)
@@ -318,6 +337,8 @@ def water(
     )
     check_iri(stream, option="--stream")
     _check_outputs(out, static_out)
+    from rsp_sdk.streams.generators.water import generate_water
+
     with console.status("generating …", spinner="dots"):
         gen = generate_water(params)
         _finish_with_static(gen, out, static_out, started, as_json)

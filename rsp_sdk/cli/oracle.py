@@ -7,7 +7,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow.parquet as pq
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
@@ -91,6 +90,8 @@ def expected_cmd(
     finally:
         stop_spark()
     if fmt is OutFormat.PARQUET:
+        import pyarrow.parquet as pq
+
         with atomic_path(out) as tmp:
             pq.write_table(table, tmp, compression="zstd")
     else:

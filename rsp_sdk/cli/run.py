@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
-from rsp_sdk.engine.session import Timeouts
-from rsp_sdk.run.feeder import FeederConfig, PacingMode
-from rsp_sdk.run.runner import RunRequest, RunSummary, run
-from rsp_sdk.runtime.base import ResourceLimits
+from rsp_sdk.run.pacing import PacingMode
+
+if TYPE_CHECKING:  # the runner (engines, pyarrow, numpy) loads when a run starts
+    from rsp_sdk.run.runner import RunRequest, RunSummary
 from rsp_sdk.util.outpath import check_new_dir
 
 
@@ -65,6 +65,11 @@ def run_command(
     The query is read as `rsp oracle` reads it (QuerySpec .json too, or --raw engine text);
     --static data is loaded into every static graph the query names (FROM <g>)."""
     check_new_dir(output, what="a new or empty run directory (--output)", must_be_empty=True)
+    from rsp_sdk.engine.session import Timeouts
+    from rsp_sdk.run.feeder import FeederConfig
+    from rsp_sdk.run.runner import RunRequest
+    from rsp_sdk.runtime.base import ResourceLimits
+
     request = RunRequest(
         engine=engine,
         runtime=runtime,
@@ -111,6 +116,8 @@ def run_command(
 
 
 def _run(request: RunRequest, engine: str, runtime: str, as_json: bool) -> RunSummary:
+    from rsp_sdk.run.runner import run
+
     if as_json:
         return run(request)
     with Progress(

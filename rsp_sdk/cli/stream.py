@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.errors import InputError
-from rsp_sdk.model.stream import DEFAULT_STREAM_IRI
-from rsp_sdk.model.terms import check_iri
-from rsp_sdk.streams.exporters import ExportFormat, export_stream, write_export
-from rsp_sdk.streams.importers import STATIC_FORMATS, StreamFormat, import_any
-from rsp_sdk.streams.info import summarize
-from rsp_sdk.streams.io import read_stream, write_static, write_stream
+from rsp_sdk.streams.formats import STATIC_FORMATS, ExportFormat, StreamFormat
+from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
 from rsp_sdk.util.outpath import check_output, is_stdout
+
+if TYPE_CHECKING:  # importers, exporters and pyarrow load when a command runs
+    import pyarrow as pa
 
 app = typer.Typer(
     help="Import, export and inspect streams (Parquet tables of timestamped triples).",
@@ -56,6 +53,10 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
     """Import a stream (n3t, csrbench-ttl, trig, citybench) or static data (ntriples, turtle)."""
+    from rsp_sdk.model.terms import check_iri
+    from rsp_sdk.streams.importers import import_any
+    from rsp_sdk.streams.io import write_static, write_stream
+
     check_output(out, what="a Parquet file path (--output)")
     check_iri(stream, option="--stream")
     shown = " ".join(map(str, src))
@@ -93,6 +94,9 @@ def export(
     ] = None,
 ) -> None:
     """Export a stream to timestamped N-Triples (n3t) or TriG named graphs."""
+    from rsp_sdk.streams.exporters import export_stream, write_export
+    from rsp_sdk.streams.io import read_stream
+
     to_stdout = is_stdout(out)
     if not to_stdout:
         check_output(out, what="a file path (--output), or - for standard output")
@@ -109,6 +113,8 @@ def export(
 
 
 def _one_stream(table: pa.Table, iri: str, src: Path) -> pa.Table:
+    import pyarrow.compute as pc
+
     picked = table.filter(pc.equal(table.column("stream"), iri))
     if picked.num_rows == 0:
         found = sorted(str(s) for s in pc.unique(table.column("stream")).to_pylist())
@@ -125,6 +131,8 @@ def info(
     top: Annotated[int, typer.Option(help="predicates to show")] = 15,
 ) -> None:
     """Triples, timestamps, time span, rate and the predicate histogram of a stream."""
+    from rsp_sdk.streams.info import summarize
+
     summary = summarize(file)
     if as_json:
         emit_json(summary)

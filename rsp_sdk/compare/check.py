@@ -18,6 +18,8 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from rsp_sdk.compare.judge import CheckResult
     from rsp_sdk.compare.yabench import Gracious
     from rsp_sdk.model.profile import R2S
@@ -28,7 +30,7 @@ __all__ = ["check_run", "run_profile"]
 
 def check_run(
     run_dir: Path | str,
-    stream: Path | str,
+    stream: Path | str | pa.Table,
     query: str | Path | QuerySpec,
     *,
     profile: str | Path | Profile | None = None,
@@ -43,11 +45,11 @@ def check_run(
     """Judge a run against the oracle: the expected output of ``query`` on ``stream``.
 
     ``run_dir`` is a run directory written by ``rsp run`` (or a CSRBench answer JSON, or an
-    outputs Parquet). The profile is ``profile`` (a name, file or ``Profile``) or else the one
-    the run recorded in its ``config.json``. With ``metrics=Metrics.YABENCH`` the result also
-    holds the per-window table, with delays measured on the run's ``pushed.parquet`` clock.
-    ``t0`` restricts the candidate t0 (ms). Bad input raises ``InputError`` before Spark
-    starts.
+    outputs Parquet); ``stream`` a stream Parquet file or table. The profile is ``profile`` (a
+    name, file or ``Profile``) or else the one the run recorded in its ``config.json``. With
+    ``metrics=Metrics.YABENCH`` the result also holds the per-window table, with delays
+    measured on the run's ``pushed.parquet`` clock. ``t0`` restricts the candidate t0 (ms). Bad
+    input raises ``InputError`` before Spark starts.
     """
     from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
     from rsp_sdk.compare.clock import TimeMap
@@ -71,7 +73,7 @@ def check_run(
     event_times: list[Any] | None = None
     grace = None
     if metrics is Metrics.YABENCH:
-        event_times, grace = _yabench_inputs(Path(stream), spec, statics, r2s, gracious)
+        event_times, grace = _yabench_inputs(stream, spec, statics, r2s, gracious)
     return judge_run(
         table,
         actual,
@@ -108,7 +110,7 @@ def run_profile(run_dir: Path) -> Profile:
 
 
 def _yabench_inputs(
-    stream: Path, spec: QuerySpec, static: list[Path], r2s: R2S, gracious: bool
+    stream: Path | str | pa.Table, spec: QuerySpec, static: list[Path], r2s: R2S, gracious: bool
 ) -> tuple[list[Any], Gracious | None]:
     """The stream's event times, and (``gracious``) the window re-evaluator."""
     import pyarrow.compute as pc
@@ -117,7 +119,7 @@ def _yabench_inputs(
     from rsp_sdk.compare.yabench import Gracious
     from rsp_sdk.streams.io import read_static, read_stream
 
-    table = read_stream(stream)
+    table = read_stream(stream) if isinstance(stream, Path | str) else stream
     event_times = pc.unique(table.column("t_app_ms")).to_pylist()
     if not gracious:
         return event_times, None
