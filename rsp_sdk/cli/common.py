@@ -42,3 +42,19 @@ def parse_engine_config(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError("--engine-config must be a JSON object", text=raw)
     return value
+
+
+def duration_ms(value: str | int) -> int:
+    """A duration option (``--duration 5m``, ``--interval 500ms``, ``PT10S`` or plain ms) in
+    milliseconds: the forms queries accept (``rsp_sdk.query.durations``), so a length is
+    written the same way everywhere."""
+    import typer
+
+    from rsp_sdk.query.durations import DurationError, parse_duration
+
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_duration(value)
+    except DurationError as exc:
+        raise typer.BadParameter(f"{exc} (e.g. 5m, 30s, 500ms, PT10S, or plain ms)") from None

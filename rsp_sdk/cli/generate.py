@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import console, duration_ms, emit_json
 from rsp_sdk.streams.generators.social_params import SocialParams
 from rsp_sdk.streams.generators.water_params import WaterParams
 from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
@@ -72,10 +72,20 @@ def _finish(table: pa.Table, meta: StreamMeta, out: Path, started: float, as_jso
 def yabench(
     out: Out,
     stations: Annotated[int, typer.Option(help="number of weather stations")] = 10,
-    interval: Annotated[int, typer.Option(help="ms between two observations of a station")] = (
-        300_000
-    ),
-    duration: Annotated[int, typer.Option(help="stream duration in ms (inclusive)")] = 3_600_000,
+    interval: Annotated[
+        int,
+        typer.Option(
+            metavar="DURATION",
+            parser=duration_ms,
+            help="time between two observations of a station (ms, 5s, 5m)",
+        ),
+    ] = 300_000,
+    duration: Annotated[
+        int,
+        typer.Option(
+            metavar="DURATION", parser=duration_ms, help="stream duration (ms, 5s, 5m; inclusive)"
+        ),
+    ] = 3_600_000,
     seed: Annotated[int, typer.Option(help="java.util.Random seed, as YABench's -seed")] = 0,
     min_temp: Annotated[int, typer.Option(help="lowest temperature (inclusive)")] = 0,
     max_temp: Annotated[int, typer.Option(help="highest temperature (exclusive)")] = 100,
@@ -195,7 +205,12 @@ def social(
     out: Out,
     static_out: StaticOut = None,
     users: Annotated[int, typer.Option(help="users in the network")] = _SOCIAL.users,
-    period: Annotated[int, typer.Option(help="length of the streams in ms")] = _SOCIAL.period_ms,
+    period: Annotated[
+        int,
+        typer.Option(
+            metavar="DURATION", parser=duration_ms, help="length of the streams (ms, 5s, 5m, 7d)"
+        ),
+    ] = _SOCIAL.period_ms,
     start: Annotated[
         str | None, typer.Option(help="wall-clock time of t=0 (default 2010-01-01T00:00:00Z)")
     ] = None,
@@ -294,7 +309,12 @@ def water(
         int | None, typer.Option(help="messages per stream (default 10000)")
     ] = None,
     duration: Annotated[
-        int | None, typer.Option(help="stream length in ms, instead of --messages")
+        int | None,
+        typer.Option(
+            metavar="DURATION",
+            parser=duration_ms,
+            help="stream length (ms, 5s, 5m), instead of --messages",
+        ),
     ] = None,
     rate: Annotated[int, typer.Option(help="triples per second in each stream")] = _WATER.rate,
     tags: Annotated[int, typer.Option(help="tags per observation")] = _WATER.tags,

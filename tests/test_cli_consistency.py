@@ -1,0 +1,71 @@
+"""One consistent command line: durations written alike everywhere, t0 candidates summarised,
+and a start-up that loads no heavy library (the speed itself is in `nox -s bench -- cli`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.compute as pc
+
+from rsp_sdk.compare.render import candidates_text
+from rsp_sdk.streams.io import read_stream
+
+HEAVY = ("pyarrow", "pandas", "numpy", "pyspark", "pyoxigraph", "rdflib", "jpype", "docker")
+
+
+def test_the_command_line_loads_no_heavy_library_for_help() -> None:
+    code = (
+        "import sys; from rsp_sdk.cli.reference import markdown; markdown(); "
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "[]", out.stdout  # every command's help was built
+
+
+def test_durations_accept_units(rsp_exe: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "y.parquet"
+    proc = subprocess.run(
+        [
+            *rsp_exe,
+            "generate",
+            "yabench",
+            "-o",
+            str(out),
+            "--stations",
+            "2",
+            "--duration",
+            "5m",
+            "--interval",
+            "30s",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    times = read_stream(out).column("t_app_ms")
+    assert pc.max(times).as_py() <= 300_000
+    assert len(pc.unique(times)) == 2 * 10  # two stations, one reading per 30 s in 5 min
+
+
+def test_a_bad_duration_names_the_option(rsp_exe: list[str], tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*rsp_exe, "generate", "water", "-o", str(tmp_path / "w.parquet"), "--duration", "5x"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "--duration" in proc.stderr and "5x" in proc.stderr
+    assert not (tmp_path / "w.parquet").exists()
+
+
+def test_many_t0_candidates_are_a_count_and_a_range() -> None:
+    assert candidates_text(list(range(60_001))) == "60,001 from 0 to 60000 ms, every 1 ms"
+    assert candidates_text([0, 1000]) == "0 ms, 1000 ms"
+    assert candidates_text([]) == "none"
+    assert candidates_text([0, 1, 5, 9, 10, 30]) == "6 from 0 to 30 ms"
