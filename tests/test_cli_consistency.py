@@ -3,6 +3,7 @@ and a start-up that loads no heavy library (the speed itself is in `nox -s bench
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,17 @@ def test_durations_accept_units(rsp_exe: list[str], tmp_path: Path) -> None:
     times = read_stream(out).column("t_app_ms")
     assert pc.max(times).as_py() <= 300_000
     assert len(pc.unique(times)) == 2 * 10  # two stations, one reading per 30 s in 5 min
+    # stream info names predicates with known prefixes, listed once, instead of cut IRIs
+    info = subprocess.run(
+        [*rsp_exe, "stream", "info", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert info.returncode == 0, info.stderr
+    assert "om-owl:procedure" in info.stdout and "rdf:type" in info.stdout
+    assert "om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>" in info.stdout
 
 
 def test_a_bad_duration_names_the_option(rsp_exe: list[str], tmp_path: Path) -> None:

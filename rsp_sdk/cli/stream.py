@@ -132,6 +132,7 @@ def info(
 ) -> None:
     """Triples, timestamps, time span, rate and the predicate histogram of a stream."""
     from rsp_sdk.streams.info import summarize
+    from rsp_sdk.streams.prefixes import prefixed
 
     summary = summarize(file)
     if as_json:
@@ -150,12 +151,16 @@ def info(
     if summary.producer:
         t.add_row("producer", summary.producer)
     console.print(t)
+    shown = list(summary.predicates.items())[:top]
+    names, used = prefixed(pred for pred, _ in shown)
     h = Table(title="predicates")
-    h.add_column("predicate")
+    h.add_column("predicate", overflow="fold")  # never cut: an IRI's end tells them apart
     h.add_column("triples", justify="right")
     h.add_column("share", justify="right")
-    for pred, n in list(summary.predicates.items())[:top]:
-        h.add_row(pred, f"{n:,}", f"{100.0 * n / max(summary.triples, 1):.1f} %")
+    for name, (_, n) in zip(names, shown, strict=True):
+        h.add_row(name, f"{n:,}", f"{100.0 * n / max(summary.triples, 1):.1f} %")
     if len(summary.predicates) > top:
         h.add_row(f"… {len(summary.predicates) - top} more", "", "")
     console.print(h)
+    for prefix, namespace in sorted(used.items()):
+        console.print(f"  {prefix}: <{namespace}>", highlight=False, soft_wrap=True)
