@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
+from rsp_sdk.cli.engines import provision_commands
 from rsp_sdk.compare.render import candidates_text
 from rsp_sdk.streams.io import read_stream
 
@@ -81,3 +82,25 @@ def test_many_t0_candidates_are_a_count_and_a_range() -> None:
     assert candidates_text([0, 1000]) == "0 ms, 1000 ms"
     assert candidates_text([]) == "none"
     assert candidates_text([0, 1, 5, 9, 10, 30]) == "6 from 0 to 30 ms"
+
+
+def test_engines_list_says_once_what_is_missing(rsp_exe: list[str], tmp_path: Path) -> None:
+    """With an empty provisioning cache, each engine's gaps come once, under the table, with
+    the commands that fill them (one fetch, one add naming every file)."""
+    proc = subprocess.run(
+        [*rsp_exe, "engines", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RSP_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "rspjs lacks npm packages: rsp engines fetch rspjs" in proc.stdout
+    assert "(run:" not in proc.stdout
+    assert provision_commands(
+        "jtalis",
+        [
+            "a.jar (run: rsp engines add jtalis PATH/a.jar)",
+            "b (run: rsp engines add jtalis PATH/b)",
+        ],
+    ) == ["rsp engines add jtalis PATH/a.jar PATH/b"]

@@ -3,6 +3,7 @@ engine artifacts."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -65,12 +66,39 @@ def list_(
         if r.error:
             t.add_row(r.name, "", "", "", f"[red]load error: {r.error}[/]", r.origin)
             continue
-        state = "[green]yes[/]" if r.provisioned else "[yellow]no[/]: " + "; ".join(r.missing)
+        state = "[green]yes[/]" if r.provisioned else "[yellow]no[/] (below)"
         t.add_row(r.name, r.version, r.driver_kind, ", ".join(r.runtimes), state, r.origin)
     if not rows:
         console.print("no engine adapters installed (see README: adapters, RSP_ADAPTERS)")
         return
     console.print(t)
+    for r in rows:
+        if not r.provisioned and not r.error:
+            what = ", ".join(_RUN.sub("", m) for m in r.missing)
+            todo = " && ".join(provision_commands(r.name, r.missing)) or "see its documentation"
+            console.print(f"{r.name} lacks {what}: {todo}", highlight=False, soft_wrap=True)
+
+
+_RUN = re.compile(r" \(run: (?P<cmd>[^)]*)\)$")
+
+
+def provision_commands(engine: str, missing: list[str]) -> list[str]:
+    """The commands that provision everything ``missing`` lists (each item ends with ``(run:
+    CMD)``, as ``ProvisionCache.missing`` writes it): one fetch, and one add naming every
+    missing artifact, instead of one line per file."""
+    fetch: list[str] = []
+    paths: list[str] = []
+    add = f"rsp engines add {engine} "
+    for item in missing:
+        m = _RUN.search(item)
+        if m is None:
+            continue
+        cmd = m["cmd"]
+        if cmd.startswith(add):
+            paths.append(cmd.removeprefix(add))
+        elif cmd not in fetch:
+            fetch.append(cmd)
+    return fetch + ([add + " ".join(paths)] if paths else [])
 
 
 @app.command("fetch")
