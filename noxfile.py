@@ -51,6 +51,10 @@ def _shared_env(session: nox.Session) -> None:
             "pip",
             "install",
             "-q",
+            # editable installs as plain path entries, not import hooks: mypy (and other static
+            # tools) then find rsp_sdk and the adapters from the venv, as users' projects do
+            "--config-settings",
+            "editable_mode=compat",
             "-e",
             f"{ROOT}[dev,docs]",
             *editable,

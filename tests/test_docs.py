@@ -95,6 +95,31 @@ def test_example_profile_is_what_the_probe_infers(
     assert data["findings"]["report"]["value"] == "window_close", data["findings"]["report"]
 
 
+def test_mypy_finds_rsp_sdk_from_the_installed_environment(installed_example: Path) -> None:
+    """A user's adapter type-checks against rsp_sdk (py.typed) from outside the repository:
+    mypy finds rsp_sdk in the environment (an editable install must be a path entry, not an
+    import hook mypy cannot follow: noxfile installs with editable_mode=compat)."""
+    source = installed_example.parent / "minirsp"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(source / ".mypy"),
+            "-p",
+            "minirsp.adapter",
+        ],
+        cwd=source,
+        env=_env(Path(os.devnull)),  # no PYTHONPATH help: only what is installed
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+
 def test_query_structure_reads_projection_triples_and_aggregates() -> None:
     spec = parse_rspql(
         "PREFIX ex: <http://ex.org/>\n"
