@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pyarrow.compute as pc
+import typer
+import typer.core
 
 from rsp_sdk.cli.engines import provision_commands
 from rsp_sdk.compare.render import candidates_text
@@ -104,3 +106,23 @@ def test_engines_list_says_once_what_is_missing(rsp_exe: list[str], tmp_path: Pa
             "b (run: rsp engines add jtalis PATH/b)",
         ],
     ) == ["rsp engines add jtalis PATH/a.jar PATH/b"]
+
+
+def test_usage_lines_are_plain() -> None:
+    """Every command's usage line names its arguments as SRC / RESULTS…, not typer's {SRC}."""
+    import typer.main
+
+    from rsp_sdk.cli import app
+
+    def usages(command: typer.core.TyperGroup | typer.core.TyperCommand, path: str) -> list[str]:
+        ctx = typer.Context(command, info_name=path)
+        lines = [f"{path} {' '.join(command.collect_usage_pieces(ctx))}"]
+        for name, sub in getattr(command, "commands", {}).items():
+            lines += usages(sub, f"{path} {name}")
+        return lines
+
+    lines = usages(typer.main.get_command(app), "rsp")
+    assert "rsp stream import [OPTIONS] SRC..." in lines
+    assert len(lines) > 30
+    odd = [line for line in lines if "{" in line or "<" in line]
+    assert not odd, odd

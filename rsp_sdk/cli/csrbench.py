@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json, parse_engine_config
+from rsp_sdk.cli.common import RspTyper, console, emit_json, parse_engine_config
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the experiment (engines, Spark, pandas) loads when the comm
     from rsp_sdk.csrbench import Verdict
 
 SUMMARY = "Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output."
-app = typer.Typer(help=SUMMARY)
+app = RspTyper(help=SUMMARY)
 
 _DATA = "dellaglio+csrbench-oracle/data"
 

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.probe import probe_command
 from rsp_sdk.errors import RspError
 
 if TYPE_CHECKING:  # adapters, provisioning and the engine code load when a command runs
     from rsp_sdk.engine.provision import ProvisionCache
 
-app = typer.Typer(
+app = RspTyper(
     help="Engine adapters: list them, fetch their dependencies, add engine artifacts.",
     no_args_is_help=True,
 )

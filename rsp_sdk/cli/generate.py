@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rsp_sdk.cli.common import console, duration_ms, emit_json
+from rsp_sdk.cli.common import RspTyper, console, duration_ms, emit_json
 from rsp_sdk.streams.generators.social_params import SocialParams
 from rsp_sdk.streams.generators.water_params import WaterParams
 from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
@@ -28,7 +28,7 @@ def check_iri(iri: str, option: str) -> None:
     check(iri, option=option)
 
 
-app = typer.Typer(
+app = RspTyper(
     help="Generate reproducible streams: same parameters and seed, same bytes.",
     no_args_is_help=True,
 )

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.matrix_tables import (
     COLOURS,
     coverage_table,
@@ -33,7 +33,7 @@ from rsp_sdk.errors import InputError
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
     from rsp_sdk.matrix.run import Progress as CellProgress
 
-app = typer.Typer(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
+app = RspTyper(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
 
 Spec = Annotated[Path, typer.Argument(help="matrix spec (TOML), e.g. matrix/csrbench.toml")]
 Only = Annotated[

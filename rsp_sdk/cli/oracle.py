@@ -9,14 +9,14 @@ from typing import Annotated
 
 import typer
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import load_profile
 from rsp_sdk.util.atomic import atomic_path
 from rsp_sdk.util.outpath import check_output
 
-app = typer.Typer(
+app = RspTyper(
     help="The oracle: what a correct engine must output, for every candidate t0.",
     no_args_is_help=True,
 )

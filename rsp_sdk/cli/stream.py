@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.errors import InputError
 from rsp_sdk.streams.formats import STATIC_FORMATS, ExportFormat, StreamFormat
 from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
@@ -18,7 +18,7 @@ from rsp_sdk.util.outpath import check_output, is_stdout
 if TYPE_CHECKING:  # importers, exporters and pyarrow load when a command runs
     import pyarrow as pa
 
-app = typer.Typer(
+app = RspTyper(
     help="Import, export and inspect streams (Parquet tables of timestamped triples).",
     no_args_is_help=True,
 )
