@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import RspTyper, console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, duration_ms, emit_json
 from rsp_sdk.errors import InputError
 from rsp_sdk.streams.formats import STATIC_FORMATS, ExportFormat, StreamFormat
 from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
@@ -39,7 +39,10 @@ def import_(
         int | None,
         typer.Option(
             "--interval",
-            help="ms between data_XX.ttl files (csrbench-ttl); between user locations (citybench)",
+            metavar="DURATION",
+            parser=duration_ms,
+            help="time between data_XX.ttl files (csrbench-ttl) or between user locations "
+            "(citybench): ms, 1s, 5m",
         ),
     ] = None,
     dataset: Annotated[
