@@ -83,7 +83,7 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff check + format check."""
     _shared_env(session)
-    paths = ["rsp_sdk", "adapters", "tests", "benchmarks", "noxfile.py"]
+    paths = ["rsp_sdk", "adapters", "tests", "benchmarks", "docs", "noxfile.py"]
     _run(session, "ruff", "check", *paths)
     _run(session, "ruff", "format", "--check", *paths)
 
