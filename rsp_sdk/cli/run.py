@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
+from rsp_sdk.errors import InputError
 from rsp_sdk.run.pacing import PacingMode
 
 if TYPE_CHECKING:  # the runner (engines, pyarrow, numpy) loads when a run starts
@@ -64,6 +65,7 @@ def run_command(
 
     The query is read as `rsp oracle` reads it (QuerySpec .json too, or --raw engine text);
     --static data is loaded into every static graph the query names (FROM <g>)."""
+    _check_pacing(mode, rate, time_scale)
     check_new_dir(output, what="a new or empty run directory (--output)", must_be_empty=True)
     from rsp_sdk.engine.session import Timeouts
     from rsp_sdk.run.feeder import FeederConfig
@@ -113,6 +115,20 @@ def run_command(
             console.print(f"[red]error:[/] {summary.error}", highlight=False)
     if summary.state != "ok":
         sys.exit(1)
+
+
+def _check_pacing(mode: PacingMode, rate: float | None, time_scale: float | None) -> None:
+    """The pacing options that go together, in the user's option names (the feeder's own
+    check says the same in its field names)."""
+    given = [o for o, v in (("--rate", rate), ("--time-scale", time_scale)) if v is not None]
+    if len(given) == 2:
+        raise InputError("give either --rate or --time-scale, not both")
+    if given and mode is not PacingMode.APP_TIME:
+        what = "as fast as possible" if mode is PacingMode.AFAP else "in real time (1:1)"
+        raise InputError(
+            f"--mode {mode.value} pushes {what}: it takes no {given[0]}",
+            expected=f"--mode app-time with {given[0]}, or --mode {mode.value} alone",
+        )
 
 
 def _run(request: RunRequest, engine: str, runtime: str, as_json: bool) -> RunSummary:
