@@ -126,33 +126,3 @@ def test_usage_lines_are_plain() -> None:
     assert len(lines) > 30
     odd = [line for line in lines if "{" in line or "<" in line]
     assert not odd, odd
-
-
-def test_afap_with_a_rate_is_refused_in_option_names(rsp_exe: list[str], tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    proc = subprocess.run(
-        [
-            *rsp_exe,
-            "run",
-            "-e",
-            "rspjs",
-            "-r",
-            "subprocess",
-            "-q",
-            "q.rspql",
-            "-s",
-            "s.parquet",
-            "-o",
-            str(run),
-            "--mode",
-            "afap",
-            "--rate",
-            "10",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 2
-    assert "--mode afap" in proc.stderr and "--rate" in proc.stderr
-    assert "validation error" not in proc.stderr and not run.exists()
