@@ -297,5 +297,6 @@ def test_afap_with_a_rate_is_an_error(tmp_path: Path, rsp_exe: list[str]) -> Non
         *("-o", tmp_path / "run", "--mode", "afap", "--rate", "10"),
         check=False,
     )
-    fails(proc, "afap pushes as fast as possible")
+    fails(proc, "--mode afap pushes as fast as possible: it takes no --rate")
+    assert "validation error" not in proc.stderr  # the user's option names, not pydantic's
     assert not (tmp_path / "run").exists()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 
-import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
@@ -30,11 +29,12 @@ from rsp_sdk.cli import (
     profiles,
     stream,
 )
+from rsp_sdk.cli.common import RspTyper
 from rsp_sdk.cli.report import report_command
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
 
-app = typer.Typer(
+app = RspTyper(
     name="rsp",
     help="Benchmark RDF Stream Processing engines: streams, oracle, engines, matrix.",
     no_args_is_help=True,

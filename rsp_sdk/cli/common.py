@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import typer
+import typer.core
 from pydantic import BaseModel
 from rich.console import Console
 
 from rsp_sdk.errors import InputError
 
 console = Console()
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
@@ -42,3 +46,43 @@ def parse_engine_config(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError("--engine-config must be a JSON object", text=raw)
     return value
+
+
+def duration_ms(value: str | int) -> int:
+    """A duration option (``--duration 5m``, ``--interval 500ms``, ``PT10S`` or plain ms) in
+    milliseconds: the forms queries accept (``rsp_sdk.query.durations``), so a length is
+    written the same way everywhere."""
+    import typer
+
+    from rsp_sdk.query.durations import DurationError, parse_duration
+
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_duration(value)
+    except DurationError as exc:
+        raise typer.BadParameter(f"{exc} (e.g. 5m, 30s, 500ms, PT10S, or plain ms)") from None
+
+
+class PlainUsageCommand(typer.core.TyperCommand):
+    """Usage lines in the usual POSIX style, ``rsp stream import [OPTIONS] SRC...``: typer
+    writes required arguments as ``{SRC}``, which reads like a shell brace expansion."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's vendored click Context
+        return [_plain(piece) for piece in super().collect_usage_pieces(ctx)]
+
+
+def _plain(piece: str) -> str:
+    if piece.startswith("{") and "}" in piece:
+        name, _, rest = piece[1:].partition("}")
+        return name.upper() + rest
+    return piece
+
+
+class RspTyper(typer.Typer):
+    """A ``typer.Typer`` whose commands print plain usage lines (``PlainUsageCommand``)."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        kwargs.setdefault("cls", PlainUsageCommand)
+        decorate: Callable[[F], F] = super().command(*args, **kwargs)
+        return decorate

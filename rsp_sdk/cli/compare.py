@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.compare.vocab import Partition, TimestampClock
 
-app = typer.Typer(
+app = RspTyper(
     help="Compare engines' outputs with each other (no oracle needed).",
     no_args_is_help=True,
 )

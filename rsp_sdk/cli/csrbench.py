@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json, parse_engine_config
-from rsp_sdk.compare.csrbench import t0_ranges_text, t0_set_text
-from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, Verdict, default_query_dir, run_csrbench
-from rsp_sdk.engine.preflight import check_runnable
-from rsp_sdk.engine.registry import get_adapter
+from rsp_sdk.cli.common import RspTyper, console, emit_json, parse_engine_config
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
 
+if TYPE_CHECKING:  # the experiment (engines, Spark, pandas) loads when the command runs
+    from rsp_sdk.csrbench import Verdict
+
 SUMMARY = "Run CSRBench (34 graphs, Q1–Q7) on engines and judge each output."
-app = typer.Typer(help=SUMMARY)
+app = RspTyper(help=SUMMARY)
 
 _DATA = "dellaglio+csrbench-oracle/data"
 
@@ -72,6 +71,10 @@ def csrbench(
     or incorrect (with the first diverging relation and why). Runs are recorded under
     OUTPUT/runs/ENGINE@RUNTIME/qN, the verdicts in OUTPUT/csrbench.json. Exit 0 when every
     judged run is correct, 1 otherwise."""
+    from rsp_sdk.csrbench import QUERIES, CsrbenchRequest, default_query_dir, run_csrbench
+    from rsp_sdk.engine.preflight import check_runnable
+    from rsp_sdk.engine.registry import get_adapter
+
     check_output_dir(output, force=force)
     names = query or list(QUERIES)
     bad = [q for q in names if q not in QUERIES]
@@ -114,12 +117,16 @@ def csrbench(
 
 def _t0_text(v: Verdict) -> str:
     """``t0 0 ms``, or where it holds: ``t0 ∈ [0, 999] ms`` (candidates with equal contents)."""
+    from rsp_sdk.compare.csrbench import t0_ranges_text
+
     if v.t0_ranges and v.t0_ranges != [(v.t0, v.t0)]:
         return t0_ranges_text(v.t0_ranges)
     return f"t0 {v.t0} ms"
 
 
 def _table(verdicts: list[Verdict]) -> Table:
+    from rsp_sdk.compare.csrbench import t0_set_text
+
     t = Table(title="CSRBench", show_lines=True)
     for col in ("engine", "runtime", "query", "verdict", "t0 ms", "relations", "why"):
         t.add_column(col, overflow="fold")

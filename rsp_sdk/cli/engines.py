@@ -3,19 +3,21 @@ engine artifacts."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.probe import probe_command
-from rsp_sdk.engine.provision import ProvisionCache
-from rsp_sdk.engine.registry import get_adapter, list_adapters
 from rsp_sdk.errors import RspError
 
-app = typer.Typer(
+if TYPE_CHECKING:  # adapters, provisioning and the engine code load when a command runs
+    from rsp_sdk.engine.provision import ProvisionCache
+
+app = RspTyper(
     help="Engine adapters: list them, fetch their dependencies, add engine artifacts.",
     no_args_is_help=True,
 )
@@ -29,10 +31,14 @@ CacheOpt = Annotated[
 
 
 def _cache(path: Path | None) -> ProvisionCache:
+    from rsp_sdk.engine.provision import ProvisionCache
+
     return ProvisionCache(path)
 
 
 def _manifest(name: str):  # type: ignore[no-untyped-def]
+    from rsp_sdk.engine.registry import get_adapter
+
     adapter = get_adapter(name)
     manifest_fn = getattr(adapter, "manifest", None)
     manifest = manifest_fn() if callable(manifest_fn) else None
@@ -47,6 +53,8 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Every adapter found (entry points, $RSP_ADAPTERS), its runtimes and provisioning state."""
+    from rsp_sdk.engine.registry import list_adapters
+
     rows = list_adapters(_cache(cache))
     if as_json:
         emit_json([r.model_dump(mode="json") for r in rows])
@@ -58,12 +66,39 @@ def list_(
         if r.error:
             t.add_row(r.name, "", "", "", f"[red]load error: {r.error}[/]", r.origin)
             continue
-        state = "[green]yes[/]" if r.provisioned else "[yellow]no[/]: " + "; ".join(r.missing)
+        state = "[green]yes[/]" if r.provisioned else "[yellow]no[/] (below)"
         t.add_row(r.name, r.version, r.driver_kind, ", ".join(r.runtimes), state, r.origin)
     if not rows:
         console.print("no engine adapters installed (see README: adapters, RSP_ADAPTERS)")
         return
     console.print(t)
+    for r in rows:
+        if not r.provisioned and not r.error:
+            what = ", ".join(_RUN.sub("", m) for m in r.missing)
+            todo = " && ".join(provision_commands(r.name, r.missing)) or "see its documentation"
+            console.print(f"{r.name} lacks {what}: {todo}", highlight=False, soft_wrap=True)
+
+
+_RUN = re.compile(r" \(run: (?P<cmd>[^)]*)\)$")
+
+
+def provision_commands(engine: str, missing: list[str]) -> list[str]:
+    """The commands that provision everything ``missing`` lists (each item ends with ``(run:
+    CMD)``, as ``ProvisionCache.missing`` writes it): one fetch, and one add naming every
+    missing artifact, instead of one line per file."""
+    fetch: list[str] = []
+    paths: list[str] = []
+    add = f"rsp engines add {engine} "
+    for item in missing:
+        m = _RUN.search(item)
+        if m is None:
+            continue
+        cmd = m["cmd"]
+        if cmd.startswith(add):
+            paths.append(cmd.removeprefix(add))
+        elif cmd not in fetch:
+            fetch.append(cmd)
+    return fetch + ([add + " ".join(paths)] if paths else [])
 
 
 @app.command("fetch")

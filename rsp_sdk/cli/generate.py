@@ -4,24 +4,31 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import typer
 
-from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
-from rsp_sdk.model.terms import check_iri
-from rsp_sdk.streams.generators.assemble import Generated
-from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
-from rsp_sdk.streams.generators.social import SocialParams, generate_social
-from rsp_sdk.streams.generators.water import WaterParams, generate_water
-from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
-from rsp_sdk.streams.io import write_static, write_stream
+from rsp_sdk.cli.common import RspTyper, console, duration_ms, emit_json
+from rsp_sdk.streams.generators.social_params import SocialParams
+from rsp_sdk.streams.generators.water_params import WaterParams
+from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
 from rsp_sdk.util.outpath import atomic_files, check_output
 
-app = typer.Typer(
+if TYPE_CHECKING:  # the generators (numpy, pyarrow) load when a command runs
+    import pyarrow as pa
+
+    from rsp_sdk.model.stream import StreamMeta
+    from rsp_sdk.streams.generators.assemble import Generated
+
+
+def check_iri(iri: str, option: str) -> None:
+    """``rsp_sdk.model.terms.check_iri``, loaded when used (it needs pyoxigraph)."""
+    from rsp_sdk.model.terms import check_iri as check
+
+    check(iri, option=option)
+
+
+app = RspTyper(
     help="Generate reproducible streams: same parameters and seed, same bytes.",
     no_args_is_help=True,
 )
@@ -40,6 +47,8 @@ Seed = Annotated[int, typer.Option(help="seed of the PCG64 generator")]
 
 
 def _finish(table: pa.Table, meta: StreamMeta, out: Path, started: float, as_json: bool) -> None:
+    from rsp_sdk.streams.io import write_stream
+
     write_stream(table, out, meta)
     elapsed = time.perf_counter() - started
     rate = table.num_rows / elapsed if elapsed > 0 else float("inf")
@@ -63,10 +72,20 @@ def _finish(table: pa.Table, meta: StreamMeta, out: Path, started: float, as_jso
 def yabench(
     out: Out,
     stations: Annotated[int, typer.Option(help="number of weather stations")] = 10,
-    interval: Annotated[int, typer.Option(help="ms between two observations of a station")] = (
-        300_000
-    ),
-    duration: Annotated[int, typer.Option(help="stream duration in ms (inclusive)")] = 3_600_000,
+    interval: Annotated[
+        int,
+        typer.Option(
+            metavar="DURATION",
+            parser=duration_ms,
+            help="time between two observations of a station (ms, 5s, 5m)",
+        ),
+    ] = 300_000,
+    duration: Annotated[
+        int,
+        typer.Option(
+            metavar="DURATION", parser=duration_ms, help="stream duration (ms, 5s, 5m; inclusive)"
+        ),
+    ] = 3_600_000,
     seed: Annotated[int, typer.Option(help="java.util.Random seed, as YABench's -seed")] = 0,
     min_temp: Annotated[int, typer.Option(help="lowest temperature (inclusive)")] = 0,
     max_temp: Annotated[int, typer.Option(help="highest temperature (exclusive)")] = 100,
@@ -77,6 +96,8 @@ def yabench(
     started = time.perf_counter()
     check_output(out, what="a Parquet file path (--output)")
     check_iri(stream, option="--stream")
+    from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+
     params = YabenchParams(
         stations=stations,
         interval_ms=interval,
@@ -112,6 +133,8 @@ def rooms(
     if (description is None) == (file is None):
         raise typer.BadParameter("give either a DESCRIPTION or --file")
     text = file.read_text(encoding="utf-8") if file is not None else str(description)
+    from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
+
     params = RoomsParams(description=text, namespace=namespace, stream=stream)
     table, meta = generate_rooms(params, source=file or "<description>")
     _finish(table, meta, out, started, as_json)
@@ -137,6 +160,10 @@ def _finish_with_static(
     gen: Generated, out: Path, static_out: Path | None, started: float, as_json: bool
 ) -> None:
     """Write streams and static data; a failure leaves neither file half-written."""
+    import pyarrow.compute as pc
+
+    from rsp_sdk.streams.io import write_static, write_stream
+
     static_path = static_out if static_out is not None else static_path_for(out)
     static_meta = gen.meta.model_copy(update={"streams": []})
     with atomic_files(out, static_path) as (tmp_stream, tmp_static):
@@ -178,7 +205,12 @@ def social(
     out: Out,
     static_out: StaticOut = None,
     users: Annotated[int, typer.Option(help="users in the network")] = _SOCIAL.users,
-    period: Annotated[int, typer.Option(help="length of the streams in ms")] = _SOCIAL.period_ms,
+    period: Annotated[
+        int,
+        typer.Option(
+            metavar="DURATION", parser=duration_ms, help="length of the streams (ms, 5s, 5m, 7d)"
+        ),
+    ] = _SOCIAL.period_ms,
     start: Annotated[
         str | None, typer.Option(help="wall-clock time of t=0 (default 2010-01-01T00:00:00Z)")
     ] = None,
@@ -258,6 +290,8 @@ def social(
     )
     check_iri(stream_prefix + "poststream", option="--stream-prefix")
     _check_outputs(out, static_out)
+    from rsp_sdk.streams.generators.social import generate_social
+
     with console.status("generating …", spinner="dots"):
         gen = generate_social(params)
         _finish_with_static(gen, out, static_out, started, as_json)
@@ -275,7 +309,12 @@ def water(
         int | None, typer.Option(help="messages per stream (default 10000)")
     ] = None,
     duration: Annotated[
-        int | None, typer.Option(help="stream length in ms, instead of --messages")
+        int | None,
+        typer.Option(
+            metavar="DURATION",
+            parser=duration_ms,
+            help="stream length (ms, 5s, 5m), instead of --messages",
+        ),
     ] = None,
     rate: Annotated[int, typer.Option(help="triples per second in each stream")] = _WATER.rate,
     tags: Annotated[int, typer.Option(help="tags per observation")] = _WATER.tags,
@@ -318,6 +357,8 @@ def water(
     )
     check_iri(stream, option="--stream")
     _check_outputs(out, static_out)
+    from rsp_sdk.streams.generators.water import generate_water
+
     with console.status("generating …", spinner="dots"):
         gen = generate_water(params)
         _finish_with_static(gen, out, static_out, started, as_json)

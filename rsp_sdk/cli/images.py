@@ -8,10 +8,10 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.errors import RspError
 
-app = typer.Typer(
+app = RspTyper(
     help="Docker images: the pinned Debian base and one image per engine (JVM or program).",
     no_args_is_help=True,
 )

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pyarrow.parquet as pq
 import typer
 from rich.progress import (
     BarColumn,
@@ -19,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.matrix_tables import (
     COLOURS,
     comparability_table,
@@ -32,14 +31,11 @@ from rsp_sdk.cli.matrix_tables import (
     verdict_table,
 )
 from rsp_sdk.errors import InputError
-from rsp_sdk.matrix.plan import CellState
-from rsp_sdk.matrix.ratesearch import max_probes, read_results, targets
-from rsp_sdk.matrix.run import Progress as CellProgress
-from rsp_sdk.matrix.run import planned, run_matrix
-from rsp_sdk.matrix.spec import load_spec, schema
-from rsp_sdk.matrix.store import Store
 
-app = typer.Typer(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
+if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
+    from rsp_sdk.matrix.run import Progress as CellProgress
+
+app = RspTyper(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
 
 Spec = Annotated[Path, typer.Argument(help="matrix spec (TOML), e.g. matrix/csrbench.toml")]
 Only = Annotated[
@@ -53,6 +49,11 @@ AsJson = Annotated[bool, typer.Option("--json", help="print JSON instead of tabl
 def plan_command(spec: Spec, only: Only = None, as_json: AsJson = False) -> None:
     """List the cells a spec runs, refused/unavailable ones with the reason, and the expected
     wall time. Runs nothing (the streams are prepared in a temporary folder to hash them)."""
+    from rsp_sdk.matrix.plan import CellState
+    from rsp_sdk.matrix.ratesearch import max_probes, targets
+    from rsp_sdk.matrix.run import planned
+    from rsp_sdk.matrix.spec import load_spec
+
     loaded = load_spec(spec)
     with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
         _, cells = planned(loaded, spec, Path(tmp), only)
@@ -108,6 +109,10 @@ def run_command(
     """Run every cell of SPEC not yet done in OUTPUT (a rerun resumes), judge each output,
     then print the comparison tables and the results path. Exit 0 unless a cell that ran was
     judged incorrect or failed (1)."""
+    from rsp_sdk.matrix.run import run_matrix
+    from rsp_sdk.matrix.spec import load_spec
+    from rsp_sdk.matrix.store import Store
+
     loaded = load_spec(spec)
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -176,6 +181,8 @@ def show_command(
     ] = False,
 ) -> None:
     """Print the tables of a results directory (reads RESULTS/ only, never runs an engine)."""
+    from rsp_sdk.matrix.store import Store
+
     store = Store(results)
     if not store.marker.exists():
         raise InputError("not a matrix results directory (no matrix.json)", path=results)
@@ -191,6 +198,8 @@ def show_command(
 @app.command("schema")
 def schema_command() -> None:
     """The JSON Schema of a matrix spec."""
+    from rsp_sdk.matrix.spec import schema
+
     emit_json(schema())
 
 
@@ -204,6 +213,10 @@ def _metrics(root: Path) -> list[str]:
 
 
 def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
+    import pyarrow.parquet as pq
+
+    from rsp_sdk.matrix.ratesearch import read_results
+
     specs = list(dict.fromkeys(r["spec"] for r in rows))
     for name in specs:
         mine = [r for r in rows if r["spec"] == name]

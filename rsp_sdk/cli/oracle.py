@@ -7,17 +7,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow.parquet as pq
 import typer
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import load_profile
 from rsp_sdk.util.atomic import atomic_path
 from rsp_sdk.util.outpath import check_output
 
-app = typer.Typer(
+app = RspTyper(
     help="The oracle: what a correct engine must output, for every candidate t0.",
     no_args_is_help=True,
 )
@@ -91,6 +90,8 @@ def expected_cmd(
     finally:
         stop_spark()
     if fmt is OutFormat.PARQUET:
+        import pyarrow.parquet as pq
+
         with atomic_path(out) as tmp:
             pq.write_table(table, tmp, compression="zstd")
     else:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
-from rsp_sdk.engine.provision import ProvisionCache
-from rsp_sdk.engine.registry import get_adapter
-from rsp_sdk.probe import ProbeSettings, inferred_profile, probe_engine, write_profile
-from rsp_sdk.probe.model import Fingerprint
-from rsp_sdk.runtime import runtimes_for
+
+if TYPE_CHECKING:  # the probe (engines, pyarrow) loads when the command runs
+    from rsp_sdk.probe.model import Fingerprint
 
 
 def probe_command(
@@ -41,6 +39,10 @@ def probe_command(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Feed the engine short probe streams and infer its SECRET profile from its outputs."""
+    from rsp_sdk.engine.provision import ProvisionCache
+    from rsp_sdk.engine.registry import get_adapter
+    from rsp_sdk.probe import ProbeSettings, inferred_profile, probe_engine, write_profile
+
     adapter = get_adapter(name)
     rt = runtime or _default_runtime(adapter.driver_kind)
     settings = ProbeSettings(
@@ -68,6 +70,8 @@ def probe_command(
 
 
 def _default_runtime(kind: str) -> str:
+    from rsp_sdk.runtime import runtimes_for
+
     names = runtimes_for(kind)
     for preferred in ("subprocess", "jpype", "py4j"):
         if preferred in names:

@@ -7,10 +7,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.model.profile import BUILTIN_PROFILES, Profile, T0Lead, load_profile
 
-app = typer.Typer(
+app = RspTyper(
     help="SECRET profiles: report strategies, tick, R2S, empty relations, t0 policy.",
     no_args_is_help=True,
 )

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rsp_sdk.cli.common import console, emit_json, parse_engine_config
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
-from rsp_sdk.engine.session import Timeouts
-from rsp_sdk.run.feeder import FeederConfig, PacingMode
-from rsp_sdk.run.runner import RunRequest, RunSummary, run
-from rsp_sdk.runtime.base import ResourceLimits
+from rsp_sdk.errors import InputError
+from rsp_sdk.run.pacing import PacingMode
+
+if TYPE_CHECKING:  # the runner (engines, pyarrow, numpy) loads when a run starts
+    from rsp_sdk.run.runner import RunRequest, RunSummary
 from rsp_sdk.util.outpath import check_new_dir
 
 
@@ -64,7 +65,13 @@ def run_command(
 
     The query is read as `rsp oracle` reads it (QuerySpec .json too, or --raw engine text);
     --static data is loaded into every static graph the query names (FROM <g>)."""
+    _check_pacing(mode, rate, time_scale)
     check_new_dir(output, what="a new or empty run directory (--output)", must_be_empty=True)
+    from rsp_sdk.engine.session import Timeouts
+    from rsp_sdk.run.feeder import FeederConfig
+    from rsp_sdk.run.runner import RunRequest
+    from rsp_sdk.runtime.base import ResourceLimits
+
     request = RunRequest(
         engine=engine,
         runtime=runtime,
@@ -110,7 +117,23 @@ def run_command(
         sys.exit(1)
 
 
+def _check_pacing(mode: PacingMode, rate: float | None, time_scale: float | None) -> None:
+    """The pacing options that go together, in the user's option names (the feeder's own
+    check says the same in its field names)."""
+    given = [o for o, v in (("--rate", rate), ("--time-scale", time_scale)) if v is not None]
+    if len(given) == 2:
+        raise InputError("give either --rate or --time-scale, not both")
+    if given and mode is not PacingMode.APP_TIME:
+        what = "as fast as possible" if mode is PacingMode.AFAP else "in real time (1:1)"
+        raise InputError(
+            f"--mode {mode.value} pushes {what}: it takes no {given[0]}",
+            expected=f"--mode app-time with {given[0]}, or --mode {mode.value} alone",
+        )
+
+
 def _run(request: RunRequest, engine: str, runtime: str, as_json: bool) -> RunSummary:
+    from rsp_sdk.run.runner import run
+
     if as_json:
         return run(request)
     with Progress(

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pyarrow as pa
-import pyarrow.compute as pc
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.common import RspTyper, console, duration_ms, emit_json
 from rsp_sdk.errors import InputError
-from rsp_sdk.model.stream import DEFAULT_STREAM_IRI
-from rsp_sdk.model.terms import check_iri
-from rsp_sdk.streams.exporters import ExportFormat, export_stream, write_export
-from rsp_sdk.streams.importers import STATIC_FORMATS, StreamFormat, import_any
-from rsp_sdk.streams.info import summarize
-from rsp_sdk.streams.io import read_stream, write_static, write_stream
+from rsp_sdk.streams.formats import STATIC_FORMATS, ExportFormat, StreamFormat
+from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
 from rsp_sdk.util.outpath import check_output, is_stdout
 
-app = typer.Typer(
+if TYPE_CHECKING:  # importers, exporters and pyarrow load when a command runs
+    import pyarrow as pa
+
+app = RspTyper(
     help="Import, export and inspect streams (Parquet tables of timestamped triples).",
     no_args_is_help=True,
 )
@@ -42,7 +39,10 @@ def import_(
         int | None,
         typer.Option(
             "--interval",
-            help="ms between data_XX.ttl files (csrbench-ttl); between user locations (citybench)",
+            metavar="DURATION",
+            parser=duration_ms,
+            help="time between data_XX.ttl files (csrbench-ttl) or between user locations "
+            "(citybench): ms, 1s, 5m",
         ),
     ] = None,
     dataset: Annotated[
@@ -56,6 +56,10 @@ def import_(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
     """Import a stream (n3t, csrbench-ttl, trig, citybench) or static data (ntriples, turtle)."""
+    from rsp_sdk.model.terms import check_iri
+    from rsp_sdk.streams.importers import import_any
+    from rsp_sdk.streams.io import write_static, write_stream
+
     check_output(out, what="a Parquet file path (--output)")
     check_iri(stream, option="--stream")
     shown = " ".join(map(str, src))
@@ -93,6 +97,9 @@ def export(
     ] = None,
 ) -> None:
     """Export a stream to timestamped N-Triples (n3t) or TriG named graphs."""
+    from rsp_sdk.streams.exporters import export_stream, write_export
+    from rsp_sdk.streams.io import read_stream
+
     to_stdout = is_stdout(out)
     if not to_stdout:
         check_output(out, what="a file path (--output), or - for standard output")
@@ -109,6 +116,8 @@ def export(
 
 
 def _one_stream(table: pa.Table, iri: str, src: Path) -> pa.Table:
+    import pyarrow.compute as pc
+
     picked = table.filter(pc.equal(table.column("stream"), iri))
     if picked.num_rows == 0:
         found = sorted(str(s) for s in pc.unique(table.column("stream")).to_pylist())
@@ -125,6 +134,9 @@ def info(
     top: Annotated[int, typer.Option(help="predicates to show")] = 15,
 ) -> None:
     """Triples, timestamps, time span, rate and the predicate histogram of a stream."""
+    from rsp_sdk.streams.info import summarize
+    from rsp_sdk.streams.prefixes import prefixed
+
     summary = summarize(file)
     if as_json:
         emit_json(summary)
@@ -142,12 +154,16 @@ def info(
     if summary.producer:
         t.add_row("producer", summary.producer)
     console.print(t)
+    shown = list(summary.predicates.items())[:top]
+    names, used = prefixed(pred for pred, _ in shown)
     h = Table(title="predicates")
-    h.add_column("predicate")
+    h.add_column("predicate", overflow="fold")  # never cut: an IRI's end tells them apart
     h.add_column("triples", justify="right")
     h.add_column("share", justify="right")
-    for pred, n in list(summary.predicates.items())[:top]:
-        h.add_row(pred, f"{n:,}", f"{100.0 * n / max(summary.triples, 1):.1f} %")
+    for name, (_, n) in zip(names, shown, strict=True):
+        h.add_row(name, f"{n:,}", f"{100.0 * n / max(summary.triples, 1):.1f} %")
     if len(summary.predicates) > top:
         h.add_row(f"… {len(summary.predicates) - top} more", "", "")
     console.print(h)
+    for prefix, namespace in sorted(used.items()):
+        console.print(f"  {prefix}: <{namespace}>", highlight=False, soft_wrap=True)

@@ -1,7 +1,7 @@
 """LSBench mismatch mm(E1, E2, Q, R) and comparability comp(𝓔, Q, R, ε).
 
 LSBench (Le-Phuoc et al., ISWC 2012) asks how much of one engine's output another engine does
-not produce, *in order*, without an oracle. Definitions (../shared/METRICS.md), 1-based in the
+not produce, *in order*, without an oracle. Definitions (docs/concepts.md), 1-based in the
 paper, 0-based here:
 
 * O_E = b_1 … b_n is E's output as one sequence of elements (bindings). An output partition

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -47,6 +48,17 @@ def _bindings_table(title: str, bindings: Sequence[dict[str, Any]], limit: int) 
     return t
 
 
+def candidates_text(candidates: Sequence[int], *, listed: int = 5) -> str:
+    """The candidate t0 in a line: a few are listed, many are a count and a range (a whole
+    window of 1 ms candidates is 60,001 numbers nobody reads)."""
+    values = sorted(candidates)
+    if len(values) <= listed:
+        return ", ".join(f"{c} ms" for c in values) or "none"
+    steps = {b - a for a, b in itertools.pairwise(values)}
+    every = f", every {steps.pop()} ms" if len(steps) == 1 else ""
+    return f"{len(values):,} from {values[0]} to {values[-1]} ms{every}"
+
+
 def verdict_renderable(v: CsrbenchVerdict, *, limit: int = 10) -> RenderableType:
     """The CSRBench verdict, with the divergence spelled out when there is one."""
     t = Table(title=f"CSRBench verdict — {v.query}", show_header=False, title_justify="left")
@@ -55,7 +67,7 @@ def verdict_renderable(v: CsrbenchVerdict, *, limit: int = 10) -> RenderableType
     t.add_row("matching t0", f"{v.t0} ms" if v.t0 is not None else "none")
     if v.t0_ranges:
         t.add_row("correct for", t0_ranges_text(v.t0_ranges))
-    t.add_row("candidates", ", ".join(str(c) for c in v.candidates))
+    t.add_row("candidates", candidates_text(v.candidates))
     t.add_row("actual relations", str(v.actual_relations))
     t.add_row("matched relations", str(v.matched_relations))
     if v.splits_allowed:

@@ -65,9 +65,19 @@ class Adapter(Protocol):
 class BaseAdapter:
     """Convenience base: set the class attributes, implement ``render`` and ``driver``.
 
-    With a ``manifest`` (TOML next to the adapter, see ``rsp_sdk.engine.provision``), a JVM
-    adapter's ``driver`` can simply return ``self.jvm_driver(cache)``: classpath, JVM flags,
-    system properties and driver class all come from the manifest and the cache.
+    Class attributes: ``name`` (the engine's name on the command line and in the entry point),
+    ``version``, ``profile`` (its SECRET semantics: the oracle judges its runs by it; check it
+    with ``rsp engines probe``), ``capabilities`` (queries needing anything else are refused
+    before the engine starts), ``driver_kind`` (``"process"`` for a JSON-lines program on the
+    ``subprocess`` runtime, ``"jvm"`` for an ``EngineDriver`` class on jpype/py4j/docker) and,
+    for engines with files to provision, ``manifest_path``.
+
+    ``render`` turns a ``QuerySpec`` into the engine's dialect (``rsp_sdk.query.structure`` and
+    ``rsp_sdk.query.sparqltext`` help); raise ``ValueError`` naming what it cannot express.
+    ``driver`` returns a ``rsp_sdk.runtime.ProcessDriver`` for a program; with a manifest (TOML
+    next to the adapter, see ``rsp_sdk.engine.provision``) a JVM adapter keeps the default,
+    ``self.jvm_driver(cache)``: classpath, JVM flags, system properties and driver class all
+    come from the manifest and the cache. docs/tutorial-adapter.md walks through one adapter.
     """
 
     name: str

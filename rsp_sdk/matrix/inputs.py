@@ -100,13 +100,15 @@ def _build(axis: StreamAxis, base: Path, target: Path) -> pa.Table | None:
 
 
 def _water(params: dict[str, Any]) -> Generated:
-    from rsp_sdk.streams.generators.water import WaterParams, generate_water
+    from rsp_sdk.streams.generators.water import generate_water
+    from rsp_sdk.streams.generators.water_params import WaterParams
 
     return generate_water(WaterParams.model_validate(params))
 
 
 def _social(params: dict[str, Any]) -> Generated:
-    from rsp_sdk.streams.generators.social import SocialParams, generate_social
+    from rsp_sdk.streams.generators.social import generate_social
+    from rsp_sdk.streams.generators.social_params import SocialParams
 
     return generate_social(SocialParams.model_validate(params))
 

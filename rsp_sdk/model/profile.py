@@ -28,6 +28,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from rsp_sdk.errors import InputError
 
+__all__ = [
+    "BUILTIN_PROFILES",
+    "R2S",
+    "Profile",
+    "ReportPolicy",
+    "T0Lead",
+    "T0Policy",
+    "Tick",
+    "load_profile",
+]
+
 
 class ReportPolicy(StrEnum):
     """When a window's content is evaluated and reported (combinable)."""

@@ -19,6 +19,8 @@ from typing import Any
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field
 
+from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI as DEFAULT_STREAM_IRI
+
 STREAM_METADATA_KEY = b"rsp_sdk.stream"
 
 STREAM_SCHEMA = pa.schema(
@@ -40,8 +42,6 @@ STATIC_SCHEMA = pa.schema(
         pa.field("g", pa.string(), nullable=True),
     ]
 )
-
-DEFAULT_STREAM_IRI = "http://ex.org/streams/test"
 
 
 class StreamMeta(BaseModel):

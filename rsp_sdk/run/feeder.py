@@ -21,7 +21,6 @@ before the clock starts, so packing never sits on the timed path.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import pyarrow as pa
@@ -30,12 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rsp_sdk.engine.batch import TripleBatch, pack_lines, slice_batches
 from rsp_sdk.errors import InputError
-
-
-class PacingMode(StrEnum):
-    APP_TIME = "app-time"
-    REAL_TIME = "real-time"
-    AFAP = "afap"
+from rsp_sdk.run.pacing import PacingMode as PacingMode
 
 
 class StreamPacing(BaseModel):

@@ -2,6 +2,9 @@
 server (py4j), the same bridge in the engine's pinned container image (docker) or any program
 speaking JSON lines (subprocess). One interface (``rsp_sdk.runtime.base.Runtime``),
 interchangeable per run; look them up by name here.
+
+Adapters describe their driver with ``JvmDriver`` (a Java class and its classpath) or
+``ProcessDriver`` (a JSON-lines program), both exported here, and never pick a runtime.
 """
 
 from __future__ import annotations
@@ -10,7 +13,29 @@ from collections.abc import Callable
 from typing import Any
 
 from rsp_sdk.errors import RspError
-from rsp_sdk.runtime.base import Runtime
+from rsp_sdk.runtime.base import (
+    DriverSpec,
+    EngineCrashed,
+    EngineError,
+    EngineTimeout,
+    JvmDriver,
+    ProcessDriver,
+    Runtime,
+)
+
+__all__ = [
+    "DriverSpec",
+    "EngineCrashed",
+    "EngineError",
+    "EngineTimeout",
+    "JvmDriver",
+    "ProcessDriver",
+    "Runtime",
+    "get_runtime",
+    "register_runtime",
+    "runtime_names",
+    "runtimes_for",
+]
 
 _FACTORIES: dict[str, Callable[..., Runtime]] = {}
 

@@ -8,7 +8,6 @@ that several streams in one table survive the round trip. Both are written atomi
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
@@ -16,15 +15,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.errors import InputError
+from rsp_sdk.streams.formats import ExportFormat as ExportFormat
 from rsp_sdk.streams.vocab import RSP_IN_STREAM, SR_GRAPHS_LIST, SR_HAS_TIMESTAMP, XSD_LONG
 from rsp_sdk.util.atomic import atomic_path
 
 _BATCH = 65536
-
-
-class ExportFormat(StrEnum):
-    N3T = "n3t"
-    TRIG = "trig"
 
 
 def export_stream(table: pa.Table, path: Path | str, fmt: ExportFormat) -> Path:

@@ -8,3 +8,5 @@ RSP = "https://w3id.org/rsp-sdk#"
 RSP_IN_STREAM = RSP + "inStream"  # <graph> rsp:inStream <stream IRI>, written by our exporter
 XSD_LONG = "http://www.w3.org/2001/XMLSchema#long"
 XSD_DATETIME = "http://www.w3.org/2001/XMLSchema#dateTime"
+# the stream IRI of imports and generators not told another (``--stream``)
+DEFAULT_STREAM_IRI = "http://ex.org/streams/test"

@@ -8,25 +8,14 @@ the result is the caller's business (``rsp_sdk.streams.io`` writes atomically).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 
 import pyarrow as pa
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI, StreamMeta
-
-
-class StreamFormat(StrEnum):
-    N3T = "n3t"
-    CSRBENCH_TTL = "csrbench-ttl"
-    TRIG = "trig"
-    CITYBENCH = "citybench"
-    NTRIPLES = "ntriples"
-    TURTLE = "turtle"
-
-
-STATIC_FORMATS = {StreamFormat.NTRIPLES, StreamFormat.TURTLE}
+from rsp_sdk.streams.formats import STATIC_FORMATS as STATIC_FORMATS
+from rsp_sdk.streams.formats import StreamFormat as StreamFormat
 
 
 def import_any(
