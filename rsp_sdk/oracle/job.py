@@ -17,12 +17,16 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -163,18 +167,21 @@ class OracleJob:
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
         self._terms: TermDictionary | None = None
+        self._ids: dict[int, list[pa.Array]] = {}
+        self._scans: dict[str, DataFrame] = {}
+        self._tmp: Path | None = None
 
     # -- terms as ids ---------------------------------------------------------------------------
     @property
     def terms(self) -> TermDictionary:
         """The dictionary of every term of the (relevant) stream elements and static data."""
         if self._terms is None:
-            columns: list[pa.Array | pa.ChunkedArray] = []
             rows = self._relevant_rows()
-            columns += [rows.column(c) for c in ("s", "p", "o")]
-            if self.static is not None:
-                columns += [self.static.column(c) for c in ("s", "p", "o")]
-            self._terms = TermDictionary.build(*columns)
+            tables = [rows] + ([self.static] if self.static is not None else [])
+            columns = [t.column(c) for t in tables for c in ("s", "p", "o")]
+            # one hash pass gives the dictionary and every id (no second lookup per column)
+            self._terms, ids = TermDictionary.build_encoded(columns)
+            self._ids = {id(t): ids[3 * k : 3 * k + 3] for k, t in enumerate(tables)}
         return self._terms
 
     def _relevant_rows(self) -> pa.Table:
@@ -194,30 +201,65 @@ class OracleJob:
         return self._relevant
 
     def _encoded(self, table: pa.Table) -> pa.Table:
-        """The same table with s, p, o replaced by their term ids."""
-        for c in ("s", "p", "o"):
-            table = table.set_column(
-                table.schema.get_field_index(c), c, self.terms.encode(table.column(c))
-            )
+        """The same table (the relevant rows or the static data) with s, p, o as term ids."""
+        _ = self.terms
+        ids = self._ids[id(table)]
+        for c, column in zip(("s", "p", "o"), ids, strict=True):
+            table = table.set_column(table.schema.get_field_index(c), c, column)
         return table
 
     def _df(self, table: pa.Table) -> DataFrame:
+        """A small driver-side table as a DataFrame (keys, literals, reports)."""
         df: DataFrame = self.spark.createDataFrame(table)
         return df
 
+    def _scan(self, name: str, table: pa.Table) -> DataFrame:
+        """A large table as a Parquet scan: one file per core, written once per job.
+
+        ``createDataFrame`` of an Arrow table serialises it through the driver JVM in 10,000-row
+        batches, each its own partition (121 tasks for 1.2 M rows); a scan of a few local files
+        is split by the planner into one task per core and read without the driver.
+        """
+        hit = self._scans.get(name)
+        if hit is None:
+            if self._tmp is None:
+                self._tmp = Path(tempfile.mkdtemp(prefix="rsp-oracle-scan-"))
+            folder = self._tmp / name
+            folder.mkdir()
+            parts = max(
+                1, min(self.spark.sparkContext.defaultParallelism, table.num_rows // 50_000)
+            )
+            size = -(-table.num_rows // parts) if table.num_rows else 1
+            for k in range(parts):
+                pq.write_table(table.slice(k * size, size), folder / f"part-{k}.parquet")
+            hit = self._scans[name] = self.spark.read.parquet(str(folder))
+        df: DataFrame = hit
+        return df
+
+    def _cleanup(self) -> None:
+        """Drop cached DataFrames and the job's Parquet files (after the last Spark action)."""
+        for df in self._persisted:
+            df.unpersist()
+        self._persisted.clear()
+        self._scans.clear()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
     def _rows(self) -> DataFrame:
-        return self._df(self._encoded(self._relevant_rows()))
+        if "rows" not in self._scans:
+            return self._scan("rows", self._encoded(self._relevant_rows()))
+        return self._scans["rows"]
 
     def _window_content(self) -> DataFrame:
         """(idx, t, s, p, o) ids of the single window's relevant elements (temporal joins)."""
-        rows = self._relevant_rows()
-        return self._df(self._encoded(rows.select(["idx", "t", "s", "p", "o"])))
+        return self._rows().select("idx", "t", "s", "p", "o")
 
     def _static_df(self) -> DataFrame:
         if self.static is None:
             df: DataFrame = self.spark.createDataFrame([], "s bigint, p bigint, o bigint")
             return df
-        return self._df(self._encoded(self.static.select(["s", "p", "o"])))
+        return self._df(self._encoded(self.static).select(["s", "p", "o"]))
 
     def _run_sql(self, compiled: CompiledQuery, **views: DataFrame) -> DataFrame:
         sql = compiled.sql
@@ -349,6 +391,11 @@ class OracleJob:
         keys = matches.select(ek.alias("ek")).distinct().toArrow()
         return frozenset(int(v) for v in keys.column("ek").to_pylist())
 
+    def _repeats(self, columns: list[str]) -> bool:
+        """Whether some (w,) s, p, o occurs twice among the relevant rows (a driver hash pass)."""
+        rows = self._encoded(self._relevant_rows()).select(columns)
+        return bool(rows.group_by(columns).aggregate([]).num_rows < rows.num_rows)
+
     def _relations_sql(self, elems: DataFrame, events: DataFrame) -> pa.Table:
         """The compiled query over the keyed content, materialised once.
 
@@ -363,10 +410,10 @@ class OracleJob:
             .select("kc", "kb", "kr", "w", "s", "p", "o")
         )
         plain = any(p.graph == ANY_WINDOW for p in self.choice.plan.patterns)
-        if plain:
-            content = keyed.select("kc", "kb", "kr", "s", "p", "o").dropDuplicates()
-        else:
-            content = keyed.dropDuplicates()
+        content = keyed.select("kc", "kb", "kr", "s", "p", "o") if plain else keyed
+        # a window content is a set: duplicates can only arise from a triple the stream repeats
+        if self._repeats(["s", "p", "o"] if plain else ["w", "s", "p", "o"]):
+            content = content.dropDuplicates()
         content = content.persist()
         self._persisted.append(content)
         content.count()
@@ -461,9 +508,7 @@ class OracleJob:
                 return self._relations_sql(elems, events)
             table = self._relations_oxigraph(elems, events).toArrow()
         finally:
-            for df in self._persisted:
-                df.unpersist()
-            self._persisted.clear()
+            self._cleanup()
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
             {
@@ -478,6 +523,12 @@ class OracleJob:
     def run(self) -> pa.Table:
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
+        try:
+            return self._run()
+        finally:
+            self._cleanup()
+
+    def _run(self) -> pa.Table:
         event_driven = self.profile.event_driven
         if self.choice.evaluator == "temporal":
             t0 = self.reports.column("t0").to_numpy()
