@@ -45,7 +45,7 @@ from rsp_sdk.oracle.r2r.oxigraph import (
     lexical_restorer,
 )
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
-from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, compile_plan, value_table_sql
+from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
 
 
@@ -292,6 +292,11 @@ class OracleJob:
                 columns.append(self.terms.decode(pc.list_element(ids, k)))
         return bindings_from_columns(columns, list(self.query.variables))
 
+    def _residues(self) -> list[int]:
+        """The residues mod β of the closes some report needs."""
+        kc = np.unique(self.reports.column("kc").to_numpy())
+        return sorted({int(r) for r in np.mod(kc, self.geom.step_ms)})
+
     def _keyed_elements(self, rows: DataFrame) -> DataFrame:
         """Explode each element into the closes c of the scopes [c − ω_w, c) containing it.
 
@@ -300,7 +305,7 @@ class OracleJob:
         """
         beta = self.geom.step_ms
         kc = np.unique(self.reports.column("kc").to_numpy())
-        residues = sorted({int(r) for r in np.mod(kc, beta)})
+        residues = self._residues()
         keys = self._df(pa.table({"kc": kc}))
         c1 = F.col("t") + 1 + F.pmod(F.col("res") - F.col("t") - 1, F.lit(beta))
         exploded = (
@@ -396,6 +401,36 @@ class OracleJob:
         rows = self._encoded(self._relevant_rows()).select(columns)
         return bool(rows.group_by(columns).aggregate([]).num_rows < rows.num_rows)
 
+    def _relations_prejoined(self, events: DataFrame) -> pa.Table:
+        """The compiled query joined once over the single window's rows, then keyed.
+
+        Each element enters the join once rather than once per window containing it (ω/β
+        times), and nothing is exploded, deduplicated or cached before the join.
+        """
+        assert self.choice.plan is not None
+        pre = Prejoin(
+            beta=self.geom.step_ms,
+            residues=tuple(self._residues()),
+            omega=self.query.windows[0].range_ms,
+            distinct=self._repeats(["s", "p", "o"]),
+        )
+        compiled = compile_plan(self.choice.plan, self.terms.id_of, prejoin=pre)
+        keys = events.select("kc", "kb", "kr").distinct()
+        out = self._run_sql(
+            compiled, content=self._window_content(), keys=keys, static=self._static_df()
+        ).toArrow()
+        return self._keyed_bindings(out, compiled)
+
+    def _keyed_bindings(self, out: pa.Table, compiled: CompiledQuery) -> pa.Table:
+        return pa.table(
+            {
+                "kc": out.column("kc"),
+                "kb": out.column("kb"),
+                "kr": out.column("kr"),
+                "binding": self._decode(out, compiled),
+            }
+        )
+
     def _relations_sql(self, elems: DataFrame, events: DataFrame) -> pa.Table:
         """The compiled query over the keyed content, materialised once.
 
@@ -404,6 +439,8 @@ class OracleJob:
         broadcast into the joins instead of shuffled.
         """
         assert self.choice.plan is not None
+        if len(self.query.windows) == 1:
+            return self._relations_prejoined(events)
         keyed = (
             elems.join(F.broadcast(events.select("kc", "kb", "kr")), "kc")
             .where((F.col("t") < F.col("kb")) & (F.col("idx") <= F.col("kr")))
@@ -426,14 +463,7 @@ class OracleJob:
             keys=keys,
             static=self._static_df(),
         ).toArrow()
-        return pa.table(
-            {
-                "kc": out.column("kc"),
-                "kb": out.column("kb"),
-                "kr": out.column("kr"),
-                "binding": self._decode(out, compiled),
-            }
-        )
+        return self._keyed_bindings(out, compiled)
 
     def _temporal_intervals(self) -> pa.Table:
         """Presence intervals (t0, lo, hi, binding) of every solution, in report ranks.
