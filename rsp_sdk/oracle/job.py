@@ -6,7 +6,9 @@
    kept where some report needs c. Reports of different t0 with the same key share the work.
 3. R2R, one of
    * pyoxigraph per group c (``applyInArrow``): all of SPARQL 1.1, incremental over events;
-   * compiled Spark SQL over the keyed content (window close / periodic);
+   * compiled Spark SQL (window close / periodic): a single-window query is joined once over
+     the raw rows and its matches keyed afterwards (``sqlgen.Prejoin``); several windows join
+     over the keyed content;
    * the temporal join for content change with a monotone fragment query: solutions are joined
      once over the raw stream (elements less than ω apart); a solution is born with its last
      element's report and dies when its earliest element's window k closes (c_k); Istream
