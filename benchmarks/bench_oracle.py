@@ -8,6 +8,8 @@ per-window loop a user would write (run in the same process, ratio printed).
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import time
 from pathlib import Path
@@ -20,7 +22,7 @@ import pyoxigraph as ox
 from benchmarks import Result, bench
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
 from rsp_sdk.model.results import binding_to_json
-from rsp_sdk.model.terms import to_sparql_json
+from rsp_sdk.model.terms import XSD, to_sparql_json
 from rsp_sdk.query import load_query, parse_rspql
 from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
@@ -149,7 +151,8 @@ def naive_expected(stream: pa.Table, query: str, omega: int, beta: int, t0: int)
             }
             emitted = current - previous if spec.r2s is R2S.ISTREAM else current
             previous = current
-            for b in sorted(emitted) or [None]:
+            relation: list[str | None] = [*sorted(emitted)] or [None]
+            for b in relation:
                 rows["t_app_ms"].append(o + omega)
                 rows["open"].append(o)
                 rows["close"].append(o + omega)
@@ -266,4 +269,169 @@ def yabench() -> list[Result]:
     results.append(
         Result("growth 10× triples → time ×", large / small, "×", note="both sizes, same queries")
     )
+    return results
+
+
+# -- large inputs (issue 17): SG1 at 210 k / 2.1 M (/ 21 M) triples against the naive loop ---------
+LARGE_STATIONS = [
+    int(s) for s in os.environ.get("RSP_BENCH_ORACLE_STATIONS", "1000,10000").split(",") if s
+]
+LARGE_QUERIES = ["Q1 filter", "Q4-like AVG", "Q6 join"]
+
+
+def _peak_rss_mib(spark: Any) -> tuple[float, float]:
+    """Peak resident memory (MiB) of this Python driver and of the Spark JVM (local mode)."""
+    import resource
+
+    py = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    jvm = 0.0
+    try:
+        pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                jvm = int(line.split()[1]) / 1024
+    except (OSError, ValueError):  # pragma: no cover - not Linux, or a remote JVM
+        pass
+    return py, jvm
+
+
+def _same_answers(oracle: pa.Table, naive: pa.Table) -> bool:
+    """The oracle's (report time, binding) rows equal the naive loop's, as multisets; floats
+    compare by value (pyoxigraph writes 51.0 as "51", the oracle keeps the stream's form)."""
+
+    def value(binding: str | None) -> str:
+        terms = json.loads(binding) if binding else {}
+        return repr(
+            sorted(
+                (k, float(t["value"]) if t.get("datatype") == XSD + "float" else t["value"])
+                for k, t in terms.items()
+            )
+        )
+
+    def rows(t: pa.Table) -> list[tuple[int, str]]:
+        pairs = zip(t.column("t_app_ms").to_pylist(), t.column("binding").to_pylist(), strict=True)
+        return sorted((int(a), value(b)) for a, b in pairs)
+
+    return rows(oracle) == rows(naive)
+
+
+def _timed_oracle(table: pa.Table, text: str, profile: Any, spark: Any) -> tuple[float, pa.Table]:
+    from rsp_sdk.oracle import plan_job
+
+    started = time.perf_counter()  # planning (encoding, report enumeration) included
+    job = plan_job(table, parse_rspql(text), profile, t0s=YABENCH_T0, spark=spark)
+    out = job.run()
+    return time.perf_counter() - started, out
+
+
+def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result], float]:
+    """Q1/Q4/Q6 window close vs the loop, content change, sliding ω/β = 10 at one size."""
+    table, _ = generate_yabench(
+        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000)
+    )
+    label = f"SG1 {stations:,} stations ({table.num_rows:,} triples)"
+    load = f"load {os.getloadavg()[0]:.1f}"
+    out: list[Result] = []
+    q1_s = 0.0
+    for name in LARGE_QUERIES:
+        text = YABENCH_QUERIES[name]
+        took, oracle = _timed_oracle(table, text, WINDOW_CLOSE, spark)
+        q1_s = took if name == "Q1 filter" else q1_s
+        started = time.perf_counter()
+        naive = naive_expected(table, text, 10_000, 5000, YABENCH_T0[0])
+        naive_s = time.perf_counter() - started
+        same = "same answers" if _same_answers(oracle, naive) else "ANSWERS DIFFER"
+        out += [
+            Result(
+                f"{label} {name}: oracle warm vs loop",
+                took,
+                "s",
+                "≥ 5× the loop",
+                naive_s / took / 5,
+                f"loop {naive_s:.1f} s = {naive_s / took:.2f}× the oracle; {same}; {load}",
+            ),
+            Result(
+                f"{label} {name}: oracle with Spark start vs loop",
+                took + spark_s,
+                "s",
+                "≥ 2× the loop",
+                naive_s / (took + spark_s) / 2,
+                f"{naive_s / (took + spark_s):.2f}× (start {spark_s:.1f} s)",
+            ),
+        ]
+    took, cc = _timed_oracle(table, YABENCH_QUERIES["Q1 filter"], "cqels", spark)
+    out.append(
+        Result(
+            f"{label} content change Istream tuple tick Q1",
+            took,
+            "s",
+            "≤ 20 s warm at 2.1 M",
+            20 / took,
+            f"{cc.num_rows:,} rows; {load}",
+        )
+    )
+    window = "[RANGE PT10S STEP PT5S]"
+    tumbling = YABENCH_QUERIES["Q1 filter"].replace(window, "[RANGE PT10S STEP PT10S]")
+    sliding = YABENCH_QUERIES["Q1 filter"].replace(window, "[RANGE PT10S STEP PT1S]")
+    tumbling_s, _ = _timed_oracle(table, tumbling, WINDOW_CLOSE, spark)
+    sliding_s, _ = _timed_oracle(table, sliding, WINDOW_CLOSE, spark)
+    out.append(
+        Result(
+            f"{label} sliding ω/β = 10 vs tumbling, Q1",
+            sliding_s / tumbling_s,
+            "×",
+            "≤ 3×",
+            3 / (sliding_s / tumbling_s),
+            f"sliding {sliding_s:.1f} s, tumbling {tumbling_s:.1f} s; {load}",
+        )
+    )
+    return out, q1_s
+
+
+@bench("oracle.large")
+def large() -> list[Result]:
+    """Issue 17's large-input targets: warm/cold ratios to the loop, growth, peak RSS.
+
+    ``RSP_BENCH_ORACLE_STATIONS`` picks the sizes (default 1000,10000; add 100000 for 21 M
+    triples), ``RSP_BENCH_SPARK_MASTER`` a cluster (e.g. a two-worker standalone master on
+    127.0.0.1) instead of local mode; absolute times on a loaded machine are not comparable,
+    the ratios are measured in one run.
+    """
+    from rsp_sdk.oracle.spark import get_spark
+
+    started = time.perf_counter()
+    master = os.environ.get("RSP_BENCH_SPARK_MASTER", "local[2]")
+    spark = get_spark(master, partitions=2)
+    spark.range(1).collect()
+    spark_s = time.perf_counter() - started
+    results = [Result(f"Spark start ({master})", spark_s, "s")]
+    small, _ = generate_yabench(YabenchParams(stations=10, interval_ms=1000, duration_ms=30_000))
+    _timed_oracle(small, YABENCH_QUERIES["Q1 filter"], WINDOW_CLOSE, spark)  # warm-up
+    growth: list[tuple[int, float]] = []
+    for stations in LARGE_STATIONS:
+        out, q1_s = _large_size(stations, spark, spark_s)
+        results += out
+        growth.append((stations, q1_s))
+        py, jvm = _peak_rss_mib(spark)
+        results.append(
+            Result(
+                f"peak RSS after {stations:,} stations",
+                py + jvm,
+                "MiB",
+                "≤ 12 GiB at 21 M",
+                12 * 1024 / (py + jvm),
+                f"driver Python {py:,.0f} MiB + Spark JVM {jvm:,.0f} MiB",
+            )
+        )
+    for (n0, t0), (n1, t1) in itertools.pairwise(growth):
+        results.append(
+            Result(
+                f"growth Q1 {n0:,} → {n1:,} stations: time ×",
+                t1 / t0,
+                "×",
+                f"≤ {n1 / n0:g}× (linear)",
+                (n1 / n0) / (t1 / t0),
+                f"{t0:.1f} s → {t1:.1f} s",
+            )
+        )
     return results

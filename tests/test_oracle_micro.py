@@ -260,3 +260,19 @@ def test_a_hand_built_spec_without_variables_projects_the_select_clause(spark: A
     prof = profile(RP.WINDOW_CLOSE, RP.NON_EMPTY_CONTENT, r2s="rstream")
     out = expected(rooms(STREAM_A), bare, prof, t0s=[0], spark=spark)
     assert relations(out, 0)[0] == (2000, 0, 2000, 3, TOGETHER_R1)
+
+
+@pytest.mark.parametrize("evaluator", BOTH)
+def test_a_repeated_triple_counts_once_per_window(spark: Any, evaluator: str) -> None:
+    """A window content is a set: the SQL evaluator joins raw rows first and must then collapse
+    the solutions two copies of one triple produce (the pyoxigraph path loads a set)."""
+    stream = rooms("0: m1@r1; 1000: m1@r1 m2@r1; 3000: m1@r1")
+    prof = profile(RP.WINDOW_CLOSE, RP.NON_EMPTY_CONTENT, r2s="rstream")
+    q = query("?a ?b ?r", PAIRS, "PT2S", "PT2S")
+    pairs = expected(stream, q, prof, t0s=[0], spark=spark, evaluator=evaluator)
+    # [0,2000) {m1@r1 m2@r1} with m1@r1 twice: each pair once; [2000,4000) {m1@r1}: none
+    assert [(seq, b) for seq, b in bag(pairs, 0)] == [(0, sorted(TOGETHER_R1)), (1, [])]
+    count = query("(COUNT(*) AS ?n)", "?a ex:detectedAt ?r", "PT2S", "PT1S")
+    out = expected(stream, count, prof, t0s=[0], spark=spark, evaluator=evaluator)
+    # closes 2000 {m1@r1 m2@r1}, 3000 {m1@r1 m2@r1}, 4000 {m1@r1}, 5000 {m1@r1}
+    assert [b for _, b in bag(out, 0)] == [[("n=2",)], [("n=2",)], [("n=1",)], [("n=1",)]]

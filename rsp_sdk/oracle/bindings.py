@@ -21,14 +21,50 @@ from rsp_sdk.model.terms import to_sparql_json
 _CANONICAL: dict[str, Any] = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}
 
 
+# Terms whose JSON text is a rewrite of their N-Triples text: no character JSON or N-Triples
+# escapes (quote, backslash, controls), so the lexical form is the value verbatim. Each maps to
+# what ``json.dumps(to_sparql_json(t), **_CANONICAL)`` gives (keys sorted); the rest go through
+# Python. Regexes run in Arrow (RE2), so the large IRI/numeric dictionaries never become
+# Python strings.
+_PLAIN = r'[^"\\\x00-\x1f]*'
+_REWRITES = [
+    (rf"^<({_PLAIN})>$", r'{"type":"uri","value":"\1"}'),
+    (rf"^_:({_PLAIN})$", r'{"type":"bnode","value":"\1"}'),
+    (
+        rf'^"({_PLAIN})"\^\^<http://www\.w3\.org/2001/XMLSchema#string>$',
+        r'{"type":"literal","value":"\1"}',
+    ),
+    (
+        rf'^"({_PLAIN})"\^\^<({_PLAIN})>$',
+        r'{"datatype":"\2","type":"literal","value":"\1"}',
+    ),
+    (rf'^"({_PLAIN})"@([A-Za-z0-9-]+)$', r'{"type":"literal","value":"\1","xml:lang":"\2"}'),
+    (rf'^"({_PLAIN})"$', r'{"type":"literal","value":"\1"}'),
+]
+
+
+def _dictionary_json(dictionary: pa.Array) -> pa.Array:
+    """JSON text of every (distinct, non-null) N-Triples term."""
+    out = pa.nulls(len(dictionary), pa.string())
+    for pattern, template in _REWRITES:
+        hit = pc.and_kleene(pc.is_null(out), pc.match_substring_regex(dictionary, pattern))
+        rewritten = pc.replace_substring_regex(dictionary, pattern, template)
+        out = pc.if_else(hit, rewritten, out)
+    rest = pc.indices_nonzero(pc.is_null(out)).to_numpy()
+    if len(rest):
+        texts = dictionary.take(pa.array(rest)).to_pylist()
+        slow = [json.dumps(to_sparql_json(t), **_CANONICAL) for t in texts]
+        merged = out.to_pylist()
+        for k, text in zip(rest.tolist(), slow, strict=True):
+            merged[k] = text
+        out = pa.array(merged, pa.string())
+    return out
+
+
 def _term_json(values: pa.Array) -> pa.Array:
     """JSON text of every N-Triples term of a string array (nulls stay null)."""
     encoded = pc.dictionary_encode(values)
-    dictionary = encoded.dictionary.to_pylist()
-    converted = pa.array(
-        [json.dumps(to_sparql_json(t), **_CANONICAL) for t in dictionary], pa.string()
-    )
-    return converted.take(encoded.indices)
+    return _dictionary_json(encoded.dictionary).take(encoded.indices)
 
 
 def bindings_from_terms(terms: pa.Array | pa.ChunkedArray, variables: list[str]) -> pa.Array:

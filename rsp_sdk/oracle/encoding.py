@@ -11,6 +11,7 @@ the dictionary from a Parquet file distributed with ``SparkContext.addFile``.
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 import uuid
 from dataclasses import dataclass, field
@@ -41,6 +42,27 @@ class TermDictionary:
             return cls(pa.array([], pa.string()))
         unique = pc.unique(pa.chunked_array(chunks, pa.string()))
         return cls(unique.combine_chunks() if isinstance(unique, pa.ChunkedArray) else unique)
+
+    @classmethod
+    def build_encoded(
+        cls, columns: list[pa.Array | pa.ChunkedArray]
+    ) -> tuple[TermDictionary, list[pa.Array]]:
+        """The dictionary of ``columns`` and each column as int64 ids, from one hash pass."""
+        chunks: list[pa.Array] = []
+        bounds = [0]
+        for col in columns:
+            parts = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+            chunks.extend(parts)
+            bounds.append(bounds[-1] + sum(len(c) for c in parts))
+        # a chunked array's dictionary encoding shares one dictionary among its chunks
+        encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.string()))
+        if not encoded.num_chunks:
+            return cls(pa.array([], pa.string())), [pa.array([], pa.int64()) for _ in columns]
+        dictionary = encoded.chunk(0).dictionary
+        ids = pa.chunked_array([c.indices for c in encoded.chunks], pa.int32()).combine_chunks()
+        ids = ids.cast(pa.int64())
+        out = [ids.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds)]
+        return cls(dictionary), out
 
     def encode(self, column: pa.Array | pa.ChunkedArray) -> pa.Array:
         ids = pc.index_in(column, value_set=self.terms)

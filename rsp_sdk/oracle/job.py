@@ -6,7 +6,9 @@
    kept where some report needs c. Reports of different t0 with the same key share the work.
 3. R2R, one of
    * pyoxigraph per group c (``applyInArrow``): all of SPARQL 1.1, incremental over events;
-   * compiled Spark SQL over the keyed content (window close / periodic);
+   * compiled Spark SQL (window close / periodic): a single-window query is joined once over
+     the raw rows and its matches keyed afterwards (``sqlgen.Prejoin``); several windows join
+     over the keyed content;
    * the temporal join for content change with a monotone fragment query: solutions are joined
      once over the raw stream (elements less than ω apart); a solution is born with its last
      element's report and dies when its earliest element's window k closes (c_k); Istream
@@ -17,12 +19,16 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -41,7 +47,7 @@ from rsp_sdk.oracle.r2r.oxigraph import (
     lexical_restorer,
 )
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
-from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, compile_plan, value_table_sql
+from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
 
 
@@ -178,18 +184,21 @@ class OracleJob:
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
         self._terms: TermDictionary | None = None
+        self._ids: dict[int, list[pa.Array]] = {}
+        self._scans: dict[str, DataFrame] = {}
+        self._tmp: Path | None = None
 
     # -- terms as ids ---------------------------------------------------------------------------
     @property
     def terms(self) -> TermDictionary:
         """The dictionary of every term of the (relevant) stream elements and static data."""
         if self._terms is None:
-            columns: list[pa.Array | pa.ChunkedArray] = []
             rows = self._relevant_rows()
-            columns += [rows.column(c) for c in ("s", "p", "o")]
-            if self.static is not None:
-                columns += [self.static.column(c) for c in ("s", "p", "o")]
-            self._terms = TermDictionary.build(*columns)
+            tables = [rows] + ([self.static] if self.static is not None else [])
+            columns = [t.column(c) for t in tables for c in ("s", "p", "o")]
+            # one hash pass gives the dictionary and every id (no second lookup per column)
+            self._terms, ids = TermDictionary.build_encoded(columns)
+            self._ids = {id(t): ids[3 * k : 3 * k + 3] for k, t in enumerate(tables)}
         return self._terms
 
     def _relevant_rows(self) -> pa.Table:
@@ -209,30 +218,65 @@ class OracleJob:
         return self._relevant
 
     def _encoded(self, table: pa.Table) -> pa.Table:
-        """The same table with s, p, o replaced by their term ids."""
-        for c in ("s", "p", "o"):
-            table = table.set_column(
-                table.schema.get_field_index(c), c, self.terms.encode(table.column(c))
-            )
+        """The same table (the relevant rows or the static data) with s, p, o as term ids."""
+        _ = self.terms
+        ids = self._ids[id(table)]
+        for c, column in zip(("s", "p", "o"), ids, strict=True):
+            table = table.set_column(table.schema.get_field_index(c), c, column)
         return table
 
     def _df(self, table: pa.Table) -> DataFrame:
+        """A small driver-side table as a DataFrame (keys, literals, reports)."""
         df: DataFrame = self.spark.createDataFrame(table)
         return df
 
+    def _scan(self, name: str, table: pa.Table) -> DataFrame:
+        """A large table as a Parquet scan: one file per core, written once per job.
+
+        ``createDataFrame`` of an Arrow table serialises it through the driver JVM in 10,000-row
+        batches, each its own partition (121 tasks for 1.2 M rows); a scan of a few local files
+        is split by the planner into one task per core and read without the driver.
+        """
+        hit = self._scans.get(name)
+        if hit is None:
+            if self._tmp is None:
+                self._tmp = Path(tempfile.mkdtemp(prefix="rsp-oracle-scan-"))
+            folder = self._tmp / name
+            folder.mkdir()
+            parts = max(
+                1, min(self.spark.sparkContext.defaultParallelism, table.num_rows // 50_000)
+            )
+            size = -(-table.num_rows // parts) if table.num_rows else 1
+            for k in range(parts):
+                pq.write_table(table.slice(k * size, size), folder / f"part-{k}.parquet")
+            hit = self._scans[name] = self.spark.read.parquet(str(folder))
+        df: DataFrame = hit
+        return df
+
+    def _cleanup(self) -> None:
+        """Drop cached DataFrames and the job's Parquet files (after the last Spark action)."""
+        for df in self._persisted:
+            df.unpersist()
+        self._persisted.clear()
+        self._scans.clear()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
     def _rows(self) -> DataFrame:
-        return self._df(self._encoded(self._relevant_rows()))
+        if "rows" not in self._scans:
+            return self._scan("rows", self._encoded(self._relevant_rows()))
+        return self._scans["rows"]
 
     def _window_content(self) -> DataFrame:
         """(idx, t, s, p, o) ids of the single window's relevant elements (temporal joins)."""
-        rows = self._relevant_rows()
-        return self._df(self._encoded(rows.select(["idx", "t", "s", "p", "o"])))
+        return self._rows().select("idx", "t", "s", "p", "o")
 
     def _static_df(self) -> DataFrame:
         if self.static is None:
             df: DataFrame = self.spark.createDataFrame([], "s bigint, p bigint, o bigint")
             return df
-        return self._df(self._encoded(self.static.select(["s", "p", "o"])))
+        return self._df(self._encoded(self.static).select(["s", "p", "o"]))
 
     def _run_sql(self, compiled: CompiledQuery, **views: DataFrame) -> DataFrame:
         sql = compiled.sql
@@ -265,6 +309,11 @@ class OracleJob:
                 columns.append(self.terms.decode(pc.list_element(ids, k)))
         return bindings_from_columns(columns, list(self.query.variables))
 
+    def _residues(self) -> list[int]:
+        """The residues mod β of the closes some report needs."""
+        kc = np.unique(self.reports.column("kc").to_numpy())
+        return sorted({int(r) for r in np.mod(kc, self.geom.step_ms)})
+
     def _keyed_elements(self, rows: DataFrame) -> DataFrame:
         """Explode each element into the closes c of the scopes [c − ω_w, c) containing it.
 
@@ -273,7 +322,7 @@ class OracleJob:
         """
         beta = self.geom.step_ms
         kc = np.unique(self.reports.column("kc").to_numpy())
-        residues = sorted({int(r) for r in np.mod(kc, beta)})
+        residues = self._residues()
         keys = self._df(pa.table({"kc": kc}))
         c1 = F.col("t") + 1 + F.pmod(F.col("res") - F.col("t") - 1, F.lit(beta))
         exploded = (
@@ -364,6 +413,41 @@ class OracleJob:
         keys = matches.select(ek.alias("ek")).distinct().toArrow()
         return frozenset(int(v) for v in keys.column("ek").to_pylist())
 
+    def _repeats(self, columns: list[str]) -> bool:
+        """Whether some (w,) s, p, o occurs twice among the relevant rows (a driver hash pass)."""
+        rows = self._encoded(self._relevant_rows()).select(columns)
+        return bool(rows.group_by(columns).aggregate([]).num_rows < rows.num_rows)
+
+    def _relations_prejoined(self, events: DataFrame) -> pa.Table:
+        """The compiled query joined once over the single window's rows, then keyed.
+
+        Each element enters the join once rather than once per window containing it (ω/β
+        times), and nothing is exploded, deduplicated or cached before the join.
+        """
+        assert self.choice.plan is not None
+        pre = Prejoin(
+            beta=self.geom.step_ms,
+            residues=tuple(self._residues()),
+            omega=self.query.windows[0].range_ms,
+            distinct=self._repeats(["s", "p", "o"]),
+        )
+        compiled = compile_plan(self.choice.plan, self.terms.id_of, prejoin=pre)
+        keys = events.select("kc", "kb", "kr").distinct()
+        out = self._run_sql(
+            compiled, content=self._window_content(), keys=keys, static=self._static_df()
+        ).toArrow()
+        return self._keyed_bindings(out, compiled)
+
+    def _keyed_bindings(self, out: pa.Table, compiled: CompiledQuery) -> pa.Table:
+        return pa.table(
+            {
+                "kc": out.column("kc"),
+                "kb": out.column("kb"),
+                "kr": out.column("kr"),
+                "binding": self._decode(out, compiled),
+            }
+        )
+
     def _relations_sql(self, elems: DataFrame, events: DataFrame) -> pa.Table:
         """The compiled query over the keyed content, materialised once.
 
@@ -372,16 +456,18 @@ class OracleJob:
         broadcast into the joins instead of shuffled.
         """
         assert self.choice.plan is not None
+        if len(self.query.windows) == 1:
+            return self._relations_prejoined(events)
         keyed = (
             elems.join(F.broadcast(events.select("kc", "kb", "kr")), "kc")
             .where((F.col("t") < F.col("kb")) & (F.col("idx") <= F.col("kr")))
             .select("kc", "kb", "kr", "w", "s", "p", "o")
         )
         plain = any(p.graph == ANY_WINDOW for p in self.choice.plan.patterns)
-        if plain:
-            content = keyed.select("kc", "kb", "kr", "s", "p", "o").dropDuplicates()
-        else:
-            content = keyed.dropDuplicates()
+        content = keyed.select("kc", "kb", "kr", "s", "p", "o") if plain else keyed
+        # a window content is a set: duplicates can only arise from a triple the stream repeats
+        if self._repeats(["s", "p", "o"] if plain else ["w", "s", "p", "o"]):
+            content = content.dropDuplicates()
         content = content.persist()
         self._persisted.append(content)
         content.count()
@@ -394,14 +480,7 @@ class OracleJob:
             keys=keys,
             static=self._static_df(),
         ).toArrow()
-        return pa.table(
-            {
-                "kc": out.column("kc"),
-                "kb": out.column("kb"),
-                "kr": out.column("kr"),
-                "binding": self._decode(out, compiled),
-            }
-        )
+        return self._keyed_bindings(out, compiled)
 
     def _temporal_intervals(self) -> pa.Table:
         """Presence intervals (t0, lo, hi, binding) of every solution, in report ranks.
@@ -476,9 +555,7 @@ class OracleJob:
                 return self._relations_sql(elems, events)
             table = self._relations_oxigraph(elems, events).toArrow()
         finally:
-            for df in self._persisted:
-                df.unpersist()
-            self._persisted.clear()
+            self._cleanup()
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
             {
@@ -494,7 +571,10 @@ class OracleJob:
         """The expected output of every candidate t0 (EXPECTED_SCHEMA)."""
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
-        return self._finish(self.classes.expand(self._emitted()), self.all_reports)
+        try:
+            return self._finish(self.classes.expand(self._emitted()), self.all_reports)
+        finally:
+            self._cleanup()
 
     def run_classes(self) -> tuple[pa.Table, s2r.T0Classes]:
         """The expected output of each class representative only, and the classes.
@@ -505,7 +585,10 @@ class OracleJob:
         """
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table(), self.classes
-        return self._finish(self._emitted(), self.reports), self.classes
+        try:
+            return self._finish(self._emitted(), self.reports), self.classes
+        finally:
+            self._cleanup()
 
     def _emitted(self) -> pa.Table:
         """(t0, rank, binding) emitted at each report of each class representative."""

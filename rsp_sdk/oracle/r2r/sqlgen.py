@@ -315,9 +315,43 @@ def _join_order(patterns: list[Pattern]) -> list[Pattern]:
 
 
 @dataclass(frozen=True)
+class Prejoin:
+    """Window shape by joining first: the patterns are joined once over the single window's
+    raw rows (elements less than ω apart), the filtered matches are then exploded into the
+    closes c ≡ a residue mod β with maxt < c ≤ mint + ω and kept for the keys (kc, kb, kr)
+    with maxt < kb and maxidx ≤ kr — the keys whose content holds every element of the
+    match. The join reads each element once instead of once per window containing it;
+    ``distinct`` makes each key's solutions a set when the stream repeats a triple."""
+
+    beta: int
+    residues: tuple[int, ...]
+    omega: int
+    distinct: bool
+
+
+@dataclass(frozen=True)
 class CompiledQuery:
     sql: str
     text_positions: frozenset[int]  # projected positions holding computed text, not term ids
+
+
+def _prejoin_ctes(pre: Prejoin, names: list[str]) -> list[str]:
+    """``x``: the matches ``f0`` exploded into closes; ``f``: those some key needs."""
+    b, hi = pre.beta, f"(f0.mint + {pre.omega})"
+    c1 = f"(f0.maxt + 1 + pmod(rr.r - f0.maxt - 1, {b}))"
+    closes = f"IF({c1} <= {hi}, sequence({c1}, {hi}, CAST({b} AS BIGINT)), array())"
+    residues = ", ".join(f"CAST({r} AS BIGINT)" for r in pre.residues)
+    x = (
+        f"x AS (SELECT f0.*, cc.c AS xc FROM f0 LATERAL VIEW explode(array({residues})) rr AS r "
+        f"LATERAL VIEW explode({closes}) cc AS c)"
+    )
+    distinct = "DISTINCT " if pre.distinct else ""
+    selected = ", ".join(["k.kc", "k.kb", "k.kr"] + [f"x.{n}" for n in names])
+    f = (
+        f"f AS (SELECT {distinct}{selected} FROM x JOIN {{keys}} k ON x.xc = k.kc "
+        "WHERE x.maxt < k.kb AND x.maxidx <= k.kr)"
+    )
+    return [x, f]
 
 
 def value_table_sql() -> str:
@@ -337,6 +371,7 @@ def compile_plan(
     *,
     temporal: bool = False,
     omega: int = 0,
+    prejoin: Prejoin | None = None,
 ) -> CompiledQuery:
     """Spark SQL with ``{content}``, ``{content_any}``, ``{static}``, ``{keys}``, ``{num}``,
     ``{terms}`` holes (see the module docstring)."""
@@ -347,6 +382,9 @@ def compile_plan(
                 variables.append(v)
     cols = {v: f"v{i}" for i, v in enumerate(variables)}
     order = _join_order(plan.patterns)
+    out_temporal = temporal
+    if prejoin is not None:
+        temporal, omega = True, prejoin.omega
     froms: list[str] = []
     provider: dict[str, str] = {}
     keyed: list[str] = []
@@ -410,7 +448,18 @@ def compile_plan(
         for v in sorted(comp.valued_vars)
     ] + [f"t_{cols[v]}.term AS x_{cols[v]}" for v in sorted(text_vars)]
     select = "j.*" + "".join(", " + e for e in extra)
-    ctes.append(f"f AS (SELECT {select} FROM j{''.join(joins)}{where})")
+    if prejoin is None:
+        ctes.append(f"f AS (SELECT {select} FROM j{''.join(joins)}{where})")
+    else:
+        ctes.append(f"f0 AS (SELECT {select} FROM j{''.join(joins)}{where})")
+        names = [cols[v] for v in variables] + [
+            c
+            for v in sorted(comp.valued_vars)
+            for c in (f"r_{cols[v]}", f"d_{cols[v]}", f"m_{cols[v]}")
+        ]
+        names += [f"x_{cols[v]}" for v in sorted(text_vars)]
+        ctes += _prejoin_ctes(prejoin, names)
+        temporal = out_temporal
     with_clause = "WITH " + ", ".join(ctes) + " "
     if plan.group_by is None:
         ids = ", ".join(cols.get(str(item), "CAST(NULL AS BIGINT)") for _, item in plan.projection)
