@@ -101,6 +101,16 @@ def test_rate_max_stays_under_the_engines_ceiling_and_resumes(toy: None, tmp_pat
     again = run_matrix(load_spec(spec_path), spec_path, out)  # every probe read back
     assert again.ran == 0
     assert json.loads((out / "ratesearch.json").read_text()) == [found]
+    # the report's Rate_max table is the search's answer, not a rule of its own
+    from rsp_sdk.report.build import build_report
+
+    build_report(out, tmp_path / "report")
+    table = (tmp_path / "report" / "tables" / "rate-max.md").read_text()
+    row = next(line for line in table.splitlines() if "toy-py@subprocess" in line)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == f"{found['rate_max']:,.0f}", row
+    failed = [p for p in probes if not p["sustained"]]
+    assert failed and all(f"{p['rate']:,.0f} ✗" in row for p in failed)
 
 
 def test_memory_consumption_rate_follows_the_gc_cycles() -> None:
