@@ -114,7 +114,7 @@ def test_rate_max_stays_under_the_engines_ceiling_and_resumes(toy: None, tmp_pat
 
 
 def test_memory_consumption_rate_follows_the_gc_cycles() -> None:
-    """METRICS.md's MCR = (mean heap before a GC − mean heap after) / mean time between maxima,
+    """Ren et al.'s MCR = (mean heap before a GC − mean heap after) / mean time between maxima,
     here on samples a JVM could give: 100 → 300 MB, GC to 120, up to 320, GC to 100, …"""
     import pyarrow as pa
 

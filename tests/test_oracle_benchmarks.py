@@ -95,7 +95,7 @@ def test_csrbench_queries_under_the_published_profiles(
 ) -> None:
     q = load_query(f"{shared_data / QUERIES}#srb.query{number}")
     if number == 6:
-        q = q.with_window(5000)  # METRICS.md: 50 s makes every engine fail
+        q = q.with_window(5000)  # the properties file's 50 s makes every engine fail
     omega, beta = q.windows[0].range_ms, q.windows[0].step_ms
     for name in ("csparql", "cqels", "sparqlstream"):
         out = expected(csrbench_stream, q, name, spark=spark)

@@ -2,7 +2,7 @@
 
 Nothing here touches an engine: every number comes from ``pushed.parquet`` (feeding phases),
 ``outputs.parquet`` (result arrivals) and ``perf.parquet`` (the sampler), so a cell can be
-re-measured from its recorded run. Definitions follow METRICS.md:
+re-measured from its recorded run. Definitions (Ren et al. 2016, YABench, CityBench):
 
 * achieved rate: measured triples / (last push end − first push start);
 * engine time T and t = T/N (Ren et al.): time spent inside the engine's ``push`` verb;
@@ -12,7 +12,7 @@ re-measured from its recorded run. Definitions follow METRICS.md:
 * final result arrival (YABench): arrival of the last result minus the end of input (the end
   of the last measured push) — how long the engine still worked off its backlog after the
   stream stopped; negative when it had answered everything before the last push ended;
-* peak RSS / heap, mean CPU, max threads, GC count over the run; MCR as METRICS.md defines
+* peak RSS / heap, mean CPU, max threads, GC count over the run; MCR as Ren et al. 2016 define
   it (mean heap before minus after a GC over the last 10 collections, divided by the mean time
   between two heap maxima), or for runs without two collections the RSS swing over the run.
 """
@@ -144,7 +144,7 @@ def resource_metrics(run_dir: Path) -> dict[str, float | None]:
 
 
 def heap_mcr(perf: Any, cycles: int = 10) -> float | None:
-    """METRICS.md's memory consumption rate, MCR = (Max − Min) / Period in MB/s: Max and Min
+    """Ren et al.'s memory consumption rate, MCR = (Max − Min) / Period in MB/s: Max and Min
     the mean heap just before and just after a garbage collection (a sample where the JVM's
     GC count rose) over the last ``cycles`` collections, Period the mean time between two
     maxima. None without two collections in the samples (or without a heap at all)."""

@@ -5,7 +5,7 @@
   matrix's own answer (``rsp matrix show`` prints the same), probes listed; otherwise the highest
   of the spec's rates whose every repetition ran to the end, was not judged wrong, and was fed
   at ≥ 90 % of the rate asked;
-* memory consumption rate (MB/s, METRICS.md) and peak RSS;
+* memory consumption rate (MB/s, Ren et al. 2016: heap swing per GC cycle) and peak RSS;
 * execution time per triple t = T/N (Ren et al.'s table).
 
 Each value is the median over repetitions; the tables say which metrics the matrix did not
