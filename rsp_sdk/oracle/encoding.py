@@ -12,7 +12,6 @@ the dictionary from a Parquet file distributed with ``SparkContext.addFile``.
 from __future__ import annotations
 
 import itertools
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,9 +93,11 @@ class TermDictionary:
             ids = pa.array(np.flatnonzero(mask.to_numpy(zero_copy_only=False)))
         return pa.table({"id": ids.cast(pa.int64()), "term": self.terms.filter(mask)})
 
-    def share(self, spark: Any) -> str:
-        """Write the dictionary to a Parquet file every executor can fetch; returns its name."""
-        folder = Path(tempfile.mkdtemp(prefix="rsp-oracle-terms-"))
+    def share(self, spark: Any, folder: Path) -> str:
+        """Write the dictionary to a Parquet file every executor can fetch; returns its name.
+
+        ``folder`` belongs to the caller's job, which removes it once its tasks have run (a
+        folder of its own per call was never removed: one left in /tmp per job)."""
         name = f"terms-{uuid.uuid4().hex}.parquet"
         pq.write_table(pa.table({"term": self.terms}), folder / name, compression="none")
         spark.sparkContext.addFile(str(folder / name))

@@ -239,9 +239,7 @@ class OracleJob:
         """
         hit = self._scans.get(name)
         if hit is None:
-            if self._tmp is None:
-                self._tmp = Path(tempfile.mkdtemp(prefix="rsp-oracle-scan-"))
-            folder = self._tmp / name
+            folder = self._workdir() / name
             folder.mkdir()
             parts = max(
                 1, min(self.spark.sparkContext.defaultParallelism, table.num_rows // 50_000)
@@ -252,6 +250,13 @@ class OracleJob:
             hit = self._scans[name] = self.spark.read.parquet(str(folder))
         df: DataFrame = hit
         return df
+
+    def _workdir(self) -> Path:
+        """The job's own temporary folder (scans, the shared term dictionary): ``_cleanup``
+        removes it after the last Spark action."""
+        if self._tmp is None:
+            self._tmp = Path(tempfile.mkdtemp(prefix="rsp-oracle-scan-"))
+        return self._tmp
 
     def _cleanup(self) -> None:
         """Drop cached DataFrames and the job's Parquet files (after the last Spark action)."""
@@ -355,7 +360,7 @@ class OracleJob:
             static_digest=digest,
             restore=lexical_restorer(self.stream.column("o").combine_chunks()),
             change_points=self._change_points(),
-            terms_file=self.terms.share(self.spark),
+            terms_file=self.terms.share(self.spark, self._workdir()),
         )
 
         def fn(table: pa.Table) -> pa.Table:
@@ -547,15 +552,15 @@ class OracleJob:
         )
 
     def relations(self) -> pa.Table:
-        """(kc, kb, kr, binding) of every content key some report needs: the Spark job."""
+        """(kc, kb, kr, binding) of every content key some report needs: the Spark job.
+
+        Its cached DataFrames and Parquet files are dropped by ``run``/``run_classes``, which
+        own the job from first scan to last action."""
         events = self._df(self.reports.select(["kc", "kb", "kr", "kbb", "krb"])).distinct()
         elems = self._keyed_elements(self._rows())
-        try:
-            if self.choice.evaluator == "sql":
-                return self._relations_sql(elems, events)
-            table = self._relations_oxigraph(elems, events).toArrow()
-        finally:
-            self._cleanup()
+        if self.choice.evaluator == "sql":
+            return self._relations_sql(elems, events)
+        table = self._relations_oxigraph(elems, events).toArrow()
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
             {
