@@ -25,7 +25,7 @@ import pytest
 from rsp_sdk.engine import registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.inputs import prepare
-from rsp_sdk.matrix.plan import CellState, plan, select
+from rsp_sdk.matrix.plan import CellState, parse_only, plan, select
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.model.stream import StreamMeta
@@ -156,6 +156,37 @@ def test_plan_is_the_product_with_rules_and_keeps_cells_that_cannot_run(
     assert len({c.key for c in cells}) == len(cells)
     picked = select(cells, ["engine=toy-py,runtime=subprocess", "query=q1", "query=qf"])
     assert {(c.query, c.runtime) for c in picked} == {("q1", "subprocess"), ("qf", "subprocess")}
+
+
+TWO_PARAMS_SPEC = """
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q2.rspql"]
+params = { R = ["PT1S", "PT2S"], S = ["PT1S"] }
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_only_picks_a_query_named_with_two_template_parameters(toy: None, tmp_path: Path) -> None:
+    """The name of a query with two parameters holds a comma (``q2[R=PT2S,S=PT1S]``): --only
+    splits its AXIS=VALUE parts on commas outside brackets only."""
+    write_inputs(tmp_path)
+    (tmp_path / "q2.rspql").write_text(
+        default_query(SC.stream).text.replace("RANGE PT1S STEP PT1S", "RANGE ${R} STEP ${S}")
+    )
+    spec_path = write_spec(tmp_path, TWO_PARAMS_SPEC)
+    spec = load_spec(spec_path)
+    cells = plan(spec, spec_path, prepare(spec, spec_path, tmp_path / "inputs"))
+    assert {c.query for c in cells} == {"q2[R=PT1S,S=PT1S]", "q2[R=PT2S,S=PT1S]"}
+    picked = select(cells, ["engine=toy-py,query=q2[R=PT2S,S=PT1S],repetition=1"])
+    assert [c.query for c in picked] == ["q2[R=PT2S,S=PT1S]"]
+    assert parse_only(["query=q2[R=PT2S,S=PT1S]", "engine=a,b", "engine=c"]) == {
+        "query": {"q2[R=PT2S,S=PT1S]"},
+        "engine": {"a,b", "c"},
+    }
+    assert select(cells, ["query=q2[R=PT2S"]) == []  # the old split: no such query
 
 
 def test_cell_keys_are_stable_and_change_with_their_inputs(

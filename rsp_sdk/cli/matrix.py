@@ -40,7 +40,11 @@ app = RspTyper(help="The engine matrix: plan, run and tabulate a spec (matrix/*.
 Spec = Annotated[Path, typer.Argument(help="matrix spec (TOML), e.g. matrix/csrbench.toml")]
 Only = Annotated[
     list[str] | None,
-    typer.Option("--only", help="pick cells: engine=cqels,query=q4 (repeatable; same key = or)"),
+    typer.Option(
+        "--only",
+        help="pick cells: engine=cqels,query=q4 (repeatable; same key = or; commas inside "
+        "brackets stay in the value: query=qt[R=PT5S,S=PT1S])",
+    ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
 

@@ -408,17 +408,39 @@ def _cells_for(
     return out
 
 
-def select(cells: list[Cell], only: list[str]) -> list[Cell]:
-    """``--only engine=cqels,query=q4``: keys AND together, repeated keys OR together."""
+def parse_only(only: list[str]) -> dict[str, set[str]]:
+    """``--only`` items as ``{axis: values}``: within an item, ``AXIS=V`` parts are separated by
+    commas outside brackets, so a templated query name keeps its own commas
+    (``query=qt[R=PT2S,S=PT1S]``); a part without ``=`` continues the previous value
+    (``query=a,b`` is not two axes)."""
     wanted: dict[str, set[str]] = {}
     for item in only:
-        for part in item.split(","):
-            if not part.strip():
-                continue
+        parts: list[str] = []
+        depth = 0
+        start = 0
+        for i, ch in enumerate(item):
+            depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(ch, 0)
+            if ch == "," and depth <= 0:
+                parts.append(item[start:i])
+                start = i + 1
+        parts.append(item[start:])
+        pairs: list[list[str]] = []
+        for part in parts:
             k, sep, v = part.partition("=")
-            if not sep:
+            if sep and k.strip().isidentifier():
+                pairs.append([k.strip(), v])
+            elif pairs:  # a comma inside a value: "query=a,b" keeps "a,b"
+                pairs[-1][1] += "," + part
+            elif part.strip():
                 raise InputError(f"bad --only {part!r}", expected="AXIS=VALUE, e.g. engine=cqels")
-            wanted.setdefault(k.strip(), set()).add(v.strip())
+        for k, v in pairs:
+            wanted.setdefault(k, set()).add(v.strip())
+    return wanted
+
+
+def select(cells: list[Cell], only: list[str]) -> list[Cell]:
+    """``--only engine=cqels,query=q4``: keys AND together, repeated keys OR together."""
+    wanted = parse_only(only)
     known = set(cells[0].axes()) if cells else set()
     for k in wanted:
         if cells and k not in known:

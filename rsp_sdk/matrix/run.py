@@ -25,7 +25,7 @@ from rsp_sdk.matrix.aggregate import aggregate
 from rsp_sdk.matrix.execute import judge_cell, run_cell, unjudged
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
 from rsp_sdk.matrix.oracle_cache import OracleCache
-from rsp_sdk.matrix.plan import Cell, plan, select
+from rsp_sdk.matrix.plan import Cell, parse_only, plan, select
 from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
 
@@ -60,12 +60,7 @@ class MatrixResult(BaseModel):
 def planned(
     spec: MatrixSpec, spec_path: Path, inputs: Path, only: list[str] | None = None
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
-    named = {
-        v.strip()
-        for item in only or []
-        for k, sep, v in (part.partition("=") for part in item.split(","))
-        if sep and k.strip() == "stream"
-    }
+    named = parse_only(only or []).get("stream", set())
     if named:  # --only stream=…: the other streams are neither generated nor imported
         spec = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
     streams = prepare(spec, spec_path, inputs)
