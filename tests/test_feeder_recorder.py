@@ -77,6 +77,44 @@ def test_several_streams_with_their_own_rates() -> None:
     assert {x.stream for x in p.batches} == {"http://ex.org/a", "http://ex.org/b"}
 
 
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        FeederConfig(rate=1_000, batch_size=50),
+        FeederConfig(time_scale=4.0),
+        FeederConfig(mode=PacingMode.AFAP, batch_size=64),
+    ],
+    ids=["rate", "time-scale", "afap"],
+)
+def test_batching_never_reorders_triples_across_streams(cfg: FeederConfig) -> None:
+    """Two interleaved streams (a at even, b at odd ms, plus shared instants) with the default
+    100 ms batch span: the pushed triples, batch after batch, are in application-time order,
+    each exactly once and each batch of one stream (cutting per stream first pushed a whole
+    100 ms of a before b's earlier triples)."""
+    a = table(600, 2_000, "http://ex.org/a")
+    b = table(400, 2_000, "http://ex.org/b", t0=1)
+    both = pa.concat_tables([a, b]).sort_by([("t_app_ms", "ascending")])
+    p = plan(both, cfg)
+    pushed = [
+        (x.stream, line)
+        for x in p.batches
+        for line in x.batch.packed.decode().splitlines(keepends=True)
+    ]
+    times = [int(line.split(" ", 1)[0]) for _, line in pushed]
+    assert times == sorted(times)
+    expected = [
+        (s, f"{t} {sub} {pred} {o}\n")
+        for s, t, sub, pred, o in zip(
+            *(both.column(c).to_pylist() for c in ("stream", "t_app_ms", "s", "p", "o")),
+            strict=True,
+        )
+    ]
+    assert sorted(pushed) == sorted(expected)
+    assert len({x.stream for x in p.batches}) == 2 and len(p.batches) > 2
+    dues = [x.due_ns or 0 for x in p.batches]
+    assert dues == sorted(dues)
+
+
 def test_warmup_comes_first_at_its_own_rate() -> None:
     warm = table(500, 1_000)
     measured = table(1_000, 1_000, t0=5_000)

@@ -10,10 +10,13 @@ Pacing modes:
 * ``afap`` — as fast as possible over the first ``limit`` triples (Ren et al.'s fixed-N
   execution time, LSBench's throughput runs).
 
-A warm-up stream can precede the measured part (own rate, ``phase = "warmup"``), and several
-streams in one table each get their own rate (``streams`` overrides). A batch holds at most
-``batch_size`` triples of one stream and spans at most ``max_batch_span_ms`` of *system* time; it
-is due when its *last* triple is due, so no triple ever reaches an engine before its time.
+A warm-up stream can precede the measured part (own rate, ``phase = "warmup"``). Several streams
+in one table share one clock (the rate is their mean rate together) unless ``streams`` gives one
+its own rate or time scale. The triples of all streams
+are pushed in one global order (due time, then application time); a batch holds at most
+``batch_size`` consecutive triples of one stream in that order and spans at most
+``max_batch_span_ms`` of *system* time, so batching never reorders triples across streams. A
+batch is due when its *last* triple is due, so no triple ever reaches an engine before its time.
 Everything — cutting and packing — happens in ``plan()`` with vectorised Arrow/numpy operations
 before the clock starts, so packing never sits on the timed path.
 """
@@ -113,33 +116,6 @@ def _speed(cfg: FeederConfig, pacing: StreamPacing | None, count: int, span_ms: 
     return 1.0
 
 
-def _stream_batches(
-    table: pa.Table, cfg: FeederConfig, speed: float | None, origin_ms: int
-) -> list[tuple[float | None, TripleBatch]]:
-    n = table.num_rows
-    if n == 0:
-        return []
-    times = table.column("t_app_ms").to_numpy()
-    if speed is None:  # afap
-        bounds = [(i, min(i + cfg.batch_size, n)) for i in range(0, n, cfg.batch_size)]
-        due = None
-    else:
-        due = (times - origin_ms) / speed  # ms of system time
-        span = cfg.span_ms()
-        key = times if span == 0 else np.floor(due / span).astype(np.int64)
-        change = np.flatnonzero(key[1:] != key[:-1]) + 1
-        starts = np.concatenate(([0], change))
-        stops = np.concatenate((change, [n]))
-        bounds = []
-        for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
-            bounds.extend((i, min(i + cfg.batch_size, b)) for i in range(a, b, cfg.batch_size))
-    batches = slice_batches(pack_lines(table), table.column("t_app_ms"), bounds)
-    return [
-        (None if due is None else float(due[stop - 1]), batch)
-        for (_, stop), batch in zip(bounds, batches, strict=True)
-    ]
-
-
 def _check_sorted(table: pa.Table, what: str) -> None:
     if table.num_rows > 1:
         t = table.column("t_app_ms").to_numpy()
@@ -156,40 +132,83 @@ def _check_sorted(table: pa.Table, what: str) -> None:
 def _phase(
     table: pa.Table, cfg: FeederConfig, phase: str, rate_override: float | None
 ) -> tuple[list[PlannedBatch], float]:
-    """Batches of one phase (due offsets from the phase start) and the phase's length in ms."""
+    """Batches of one phase (due offsets from the phase start) and the phase's length in ms.
+
+    Every triple gets its due time on its own stream's clock; all triples are then put in one
+    order (due time, application time, stream) and batches are cut from runs of consecutive
+    triples of one stream in that order. Concatenated, the batches are exactly that order, so
+    batching never moves a triple of one stream before an earlier triple of another (cutting
+    per stream first let a 100 ms batch of one stream overtake the other stream's triples)."""
     _check_sorted(table, f"the {phase} stream")
     afap = cfg.mode is PacingMode.AFAP and phase == "measure"
-    origin = int(pc.min(table.column("t_app_ms")).as_py()) if table.num_rows else 0
-    streams = pc.unique(table.column("stream")).to_pylist()
-    items: list[tuple[float | None, int, str, TripleBatch]] = []
-    for order, stream in enumerate(streams):
-        sub = table.filter(pc.equal(table.column("stream"), stream))
-        span = int(pc.max(sub.column("t_app_ms")).as_py()) - int(
-            pc.min(sub.column("t_app_ms")).as_py()
-        )
-        if afap:
-            speed = None
-        elif rate_override is not None:
-            speed = _speed(
-                cfg.model_copy(update={"rate": rate_override, "time_scale": None}),
-                None,
-                sub.num_rows,
-                span,
-            )
-        else:
-            speed = _speed(cfg, cfg.streams.get(stream), sub.num_rows, span)
-        for due, batch in _stream_batches(sub, cfg, speed, origin):
-            items.append((due, order, stream, batch))
-    if not afap:
-        items.sort(key=lambda x: (x[0] or 0.0, x[3].t_min_ms, x[1]))
-    else:  # as fast as possible, but still in application-time order across streams (stable)
-        items.sort(key=lambda x: (x[3].t_min_ms, x[1]))
+    n = table.num_rows
+    times = table.column("t_app_ms").to_numpy()
+    origin = int(times.min()) if n else 0
+    names = pc.unique(table.column("stream")).to_pylist()  # order of first appearance
+    codes = pc.index_in(table.column("stream"), value_set=pa.array(names)).to_numpy()
+    rows = np.arange(n)
+    if afap:
+        due = None
+        order = np.lexsort((rows, codes, times))
+    else:
+        speeds = np.array(_stream_speeds(table, cfg, names, rate_override))
+        due = (times - origin) / speeds[codes]  # ms of system time
+        order = np.lexsort((rows, codes, times, due))
+    table = table.take(pa.array(order))
+    codes, times = codes[order], times[order]
+    cut = codes[1:] != codes[:-1]
+    if due is not None:
+        due = due[order]
+        span = cfg.span_ms()
+        bucket = times if span == 0 else np.floor(due / span).astype(np.int64)
+        cut |= bucket[1:] != bucket[:-1]
+    change = np.flatnonzero(cut) + 1
+    bounds: list[tuple[int, int]] = []
+    for a, b in zip(
+        np.concatenate(([0], change)).tolist(), np.concatenate((change, [n])).tolist(), strict=True
+    ):
+        bounds.extend((i, min(i + cfg.batch_size, b)) for i in range(a, b, cfg.batch_size))
+    batches = slice_batches(pack_lines(table), table.column("t_app_ms"), bounds)
     out = [
-        PlannedBatch(phase, stream, i, None if due is None else int(due * 1e6), batch)
-        for i, (due, _, stream, batch) in enumerate(items)
+        PlannedBatch(
+            phase,
+            names[int(codes[start])],
+            i,
+            None if due is None else int(float(due[stop - 1]) * 1e6),
+            batch,
+        )
+        for i, ((start, stop), batch) in enumerate(zip(bounds, batches, strict=True))
     ]
-    length = max((x[0] or 0.0 for x in items), default=0.0)
+    length = float(due.max()) if due is not None and n else 0.0
     return out, length
+
+
+def _stream_speeds(
+    table: pa.Table, cfg: FeederConfig, names: list[str], rate_override: float | None
+) -> list[float]:
+    """Application ms per system ms of each stream. A stream with its own rate or scale
+    (``streams``) plays at it; the others share one clock, the spec's rate being their mean
+    rate *together* (the same total load however many streams carry it): a rate applied to
+    each stream alone would play them at different speeds and reorder them."""
+    if rate_override is not None:
+        cfg = cfg.model_copy(update={"rate": rate_override, "time_scale": None, "streams": {}})
+    own = {s for s in names if (p := cfg.streams.get(s)) is not None and (p.rate or p.time_scale)}
+    column = table.column("stream")
+    shared = table.filter(pc.invert(pc.is_in(column, value_set=pa.array(sorted(own), pa.string()))))
+    common = _speed(cfg, None, shared.num_rows, _span(shared)) if shared.num_rows else 1.0
+    speeds = []
+    for s in names:
+        if s not in own:
+            speeds.append(common)
+            continue
+        sub = table.filter(pc.equal(column, s))
+        speeds.append(_speed(cfg, cfg.streams[s], sub.num_rows, _span(sub)))
+    return speeds
+
+
+def _span(table: pa.Table) -> int:
+    t = table.column("t_app_ms")
+    return int(pc.max(t).as_py()) - int(pc.min(t).as_py())
 
 
 def plan(table: pa.Table, cfg: FeederConfig, *, warmup: pa.Table | None = None) -> Plan:
