@@ -137,21 +137,39 @@ def _provisioned(session: nox.Session) -> set[str]:
 def matrix(session: nox.Session) -> None:
     """The main job: run the shipped matrix specs (matrix/*.toml) on the provisioned engines
     (fetching rsp-js when missing: it needs only npm), judge every output with the oracle, print
-    the comparison tables and the results path. Default: the quick selection (cells fed as
-    fast as possible, one runtime per engine; < 15 min on a fresh machine); `-- --full` runs
-    every cell of every spec. Results go to ./results/<spec>/; a rerun resumes."""
+    the comparison tables, the time split and the results and report paths.
+
+    Default (< 15 min on a fresh 2-core machine, where only rsp-js is provisioned): CSRBench
+    Q1–Q7, the functional suite (one query per feature) and a YABench slice (E1–E4 at 1 and 50
+    stations, one repetition), on every provisioned engine, one runtime each, cells fed as fast
+    as possible — `rsp matrix plan` prints each spec's expected wall time first. rsp-rs joins
+    once provisioned (`rsp engines fetch rsprs`: a cargo build of several minutes, once per
+    machine; not started here so the default stays within budget). `-- --full` runs every cell
+    of every spec. Results go to ./results/<spec>/ (a rerun resumes), reports to ./reports/."""
+    import time
+
+    started = time.monotonic()
     _shared_env(session)
+    times = {"venv": time.monotonic() - started}
     full = "--full" in session.posargs
+    mark = time.monotonic()
     ready = _provisioned(session)
     if "rspjs" not in ready:
         _run(session, "rsp", "engines", "fetch", "rspjs")
         ready = _provisioned(session)
+    times["engine fetch"] = time.monotonic() - mark
+    if "rsprs" not in ready and not full:
+        session.log("rsp-rs is not provisioned: `rsp engines fetch rsprs` (cargo) adds it")
     quick = ["--only", "feeding=afap", "--only", "runtime=subprocess", "--only", "runtime=py4j"]
-    only = [] if full else ["--only", ",".join(f"engine={e}" for e in sorted(ready)), *quick]
-    specs = MATRIX_SPECS_FULL if full else MATRIX_SPECS
+    engines = ["--only", ",".join(f"engine={e}" for e in sorted(ready))]
+    specs = {s: [] for s in MATRIX_SPECS_FULL} if full else MATRIX_SPECS
     results = ROOT / "results"
-    for spec in specs:
-        out = results / Path(spec).stem
+    for spec, slice_ in specs.items():
+        only = [] if full else [*engines, *quick, *slice_]
+        _run(session, "rsp", "matrix", "plan", str(ROOT / spec), *only, "--summary")
+    for spec, slice_ in specs.items():
+        only = [] if full else [*engines, *quick, *slice_]
+        mark = time.monotonic()
         # exit 1 = some engine was incorrect or failed: a finding of the matrix, not an error
         session.run(
             str(BIN / "rsp"),
@@ -159,19 +177,39 @@ def matrix(session: nox.Session) -> None:
             "run",
             str(ROOT / spec),
             "-o",
-            str(out),
+            str(results / Path(spec).stem),
             *only,
             external=True,
             success_codes=[0, 1],
         )
+        times[f"{Path(spec).stem} (engines + oracle)"] = time.monotonic() - mark
     # the report of each spec: one page + paper figures and tables (reads only the results)
+    mark = time.monotonic()
     for spec in specs:
         stem = Path(spec).stem
         _run(session, "rsp", "report", str(results / stem), "-o", str(ROOT / "reports" / stem))
-    session.log(f"results: {results}; reports: {ROOT / 'reports'}")
+    times["reports"] = time.monotonic() - mark
+    split = ", ".join(f"{k} {v:.0f} s" for k, v in times.items())
+    session.log(f"wall {time.monotonic() - started:.0f} s: {split}")
+    for spec in specs:
+        stem = Path(spec).stem
+        session.log(f"{stem}: results {results / stem}, report {ROOT / 'reports' / stem}")
 
 
-MATRIX_SPECS = ["matrix/csrbench.toml"]
+# the default selection of each spec, beside the provisioned engines and the quick feeding
+MATRIX_SPECS: dict[str, list[str]] = {
+    "matrix/csrbench.toml": [],
+    "matrix/functional.toml": [],
+    # E1–E4 on the two smallest streams (the 1 000 and 10 000 station ones are not generated)
+    "matrix/yabench.toml": [
+        "--only",
+        "repetition=1",
+        "--only",
+        "stream=sg1-1",
+        "--only",
+        "stream=sg1-50",
+    ],
+}
 MATRIX_SPECS_FULL = [
     "matrix/csrbench.toml",
     "matrix/yabench.toml",

@@ -50,7 +50,14 @@ AsJson = Annotated[bool, typer.Option("--json", help="print JSON instead of tabl
 
 
 @app.command("plan")
-def plan_command(spec: Spec, only: Only = None, as_json: AsJson = False) -> None:
+def plan_command(
+    spec: Spec,
+    only: Only = None,
+    as_json: AsJson = False,
+    summary: Annotated[
+        bool, typer.Option("--summary", help="one line: cells to run and expected wall time")
+    ] = False,
+) -> None:
     """List the cells a spec runs, refused/unavailable ones with the reason, and the expected
     wall time. Runs nothing (the streams are prepared in a temporary folder to hash them)."""
     from rsp_sdk.matrix.plan import CellState
@@ -80,17 +87,19 @@ def plan_command(spec: Spec, only: Only = None, as_json: AsJson = False) -> None
             }
         )
         return
-    t = Table(title=f"matrix {loaded.name}: {len(cells)} cells")
+    t = Table(title=f"matrix {loaded.name}: {len(cells)} cells", show_lines=False)
     for col in ("cell", "state", "key", "why not"):
         t.add_column(col, overflow="fold")
     for c in cells:
         colour = COLOURS.get(c.state.value, "white")
         t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
-    console.print(t)
-    for c in searches:
-        console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
+    if not summary:
+        console.print(t)
+        for c in searches:
+            console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
     console.print(
-        f"{len(runnable)} to run, {len(cells) - len(runnable)} refused or unavailable"
+        (f"{loaded.name}: " if summary else "")
+        + f"{len(runnable)} to run, {len(cells) - len(runnable)} refused or unavailable"
         + (f", up to {probes} Rate_max probes" if probes else "")
         + "; "
         f"expected wall time ≈ {wall / 60:.1f} min (from the spec's expected_cell_s)"
