@@ -248,6 +248,13 @@ def _proc(pid: int) -> psutil.Process | None:
         return None
 
 
+def _cmdline(p: psutil.Process) -> list[str]:
+    try:
+        return p.cmdline()
+    except psutil.Error:  # gone meanwhile
+        return []
+
+
 def _name(p: psutil.Process) -> str:
     try:
         return p.name()
@@ -396,6 +403,62 @@ def test_jobs_run_clock_free_cells_side_by_side(rsp_exe: list[str], tmp_path: Pa
     assert any(b[0] < a[1] for a, b in itertools.pairwise(spans))  # overlap
     mm = pd.read_parquet(out / "mismatch.parquet")
     assert mm.empty  # one engine and runtime: no pair to compare
+
+
+SLOW_JOBS_SPEC = """
+metrics = ["lsbench"]
+repetitions = 3
+[[engines]]
+name = "toy-py"
+engine_config = { push_delay_ms = 150 }
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+batch_size = 10
+"""
+
+
+def test_one_ctrl_c_stops_cells_running_side_by_side(rsp_exe: list[str], tmp_path: Path) -> None:
+    """With --jobs 2 the cells run in worker threads, which Python's KeyboardInterrupt never
+    reaches: one SIGINT while two cells run (40 pushes of 150 ms each, ~6 s) ends the matrix at
+    once (the pool used to wait for every queued cell), both runs are recorded as interrupted
+    without cell.json (a rerun runs them again), the third cell never starts, and no engine
+    process is left."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, SLOW_JOBS_SPEC)
+    out = tmp_path / "results"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out), "--jobs", "2"]
+    proc = subprocess.Popen(
+        cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    engines: list[psutil.Process] = []
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            tree = psutil.Process(proc.pid).children(recursive=True)
+            engines = [p for p in tree if "py_engine" in " ".join(_cmdline(p))]
+            if len(engines) == 2 and len(list(out.glob("cells/*/pushed.parquet"))) == 2:
+                break  # both cells are feeding
+            time.sleep(0.05)
+        assert len(engines) == 2, "two cells never ran side by side"
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        stopped_in = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+    assert proc.returncode == 130, err.decode()
+    assert stopped_in < 4.0, stopped_in  # the cells' own runs had ~5 s to go
+    _, alive = psutil.wait_procs(engines, timeout=10)
+    assert not [p for p in alive if _proc(p.pid) is not None]
+    dirs = list((out / "cells").iterdir())
+    assert len(dirs) == 2  # the third cell never started
+    for d in dirs:
+        assert not (d / "cell.json").exists()
+        assert json.loads((d / "status.json").read_text())["state"] == "interrupted"
 
 
 FAULT_SPEC = """

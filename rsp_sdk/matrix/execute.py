@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import json
 import statistics
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,19 @@ from rsp_sdk.run.runner import RunRequest, run
 from rsp_sdk.util.atomic import atomic_path
 
 VERDICTS = {"correct": "correct", "incorrect": "incorrect", "no output": "no_output"}
+
+# set by Ctrl-C while cells run in worker threads (``run_matrix`` clears it when it starts): no
+# cell starts or is judged any more, and a judgement that fails meanwhile (its Spark job was
+# cancelled) is not recorded as ``not_judged`` — the cell stays without cell.json, to rerun
+INTERRUPT = threading.Event()
+
+
+def interrupt_judging() -> None:
+    """Ctrl-C for judging in worker threads: flag it and cancel the oracle's Spark jobs."""
+    from rsp_sdk.oracle.spark import cancel_jobs
+
+    INTERRUPT.set()
+    cancel_jobs()
 
 
 def base_row(cell: Cell) -> dict[str, Any]:
@@ -158,6 +172,8 @@ def run_cell(
         row["outcome"] = cell.state.value
         store.finish(cell.key, row)
         return row
+    if INTERRUPT.is_set():
+        raise KeyboardInterrupt
     store.set_aside(cell.key)
     stream = streams[cell.stream]
     assert cell.query_spec is not None and cell.feeder is not None
@@ -271,6 +287,8 @@ def _judge(
     from rsp_sdk.csrbench import divergence_text
 
     out: dict[str, Any] = {}
+    if INTERRUPT.is_set():
+        raise KeyboardInterrupt
     try:
         expected, _ = oracle.expected(
             stream.path, stream.sha256, spec, adapter.profile, stream.static
@@ -289,6 +307,8 @@ def _judge(
                 first = spec.model_copy(update={"name": f"{spec.name}_1"})
             out.update(_yabench(cell, first, adapter, stream, run_dir, expected, detail.get("t0")))
     except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
+        if INTERRUPT.is_set():  # the Spark job was cancelled by Ctrl-C: not a finding
+            raise KeyboardInterrupt from exc
         out["verdict"] = "not_judged"
         out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"
     return out

@@ -15,19 +15,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.aggregate import aggregate
-from rsp_sdk.matrix.execute import judge_cell, run_cell, unjudged
+from rsp_sdk.matrix.execute import (
+    INTERRUPT,
+    interrupt_judging,
+    judge_cell,
+    run_cell,
+    unjudged,
+)
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
 from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.plan import Cell, parse_only, plan, select
 from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
+from rsp_sdk.run.deadline import interrupt_runs
 
 RETRY = ("failed", "timeout", "interrupted")
 
@@ -98,6 +105,33 @@ def _rate_search(
     return {p.key for r in found for p in r.probes if p.key is not None}, len(ran)
 
 
+def _side_by_side(one: Callable[[Cell], None], cells: list[Cell], jobs: int) -> None:
+    """Cells in ``jobs`` threads. Ctrl-C reaches the main thread only (waiting here): the cells
+    not started are dropped, the running ones are stopped — their engines killed, their Spark
+    jobs cancelled — and recorded as interrupted (no cell.json: a rerun runs them again), then
+    KeyboardInterrupt goes on. Without this the pool's exit waited for every queued cell."""
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="matrix-cell")
+    futures = [pool.submit(one, c) for c in cells]
+    try:
+        pending = set(futures)
+        while pending:  # waits with a timeout: a signal that lands on a worker thread is
+            # handled only when the main thread runs Python again, and a wait without one
+            # slept until a cell finished
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
+            for f in done:
+                f.result()
+    except KeyboardInterrupt:
+        interrupt_judging()
+        pool.shutdown(wait=False, cancel_futures=True)
+        interrupt_runs()
+        # (a cancelled future never counts as done for wait())
+        while wait([f for f in futures if not f.cancelled()], timeout=0.5).not_done:
+            interrupt_runs()  # again: a run that was starting when the first call came
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
 def run_matrix(
     spec: MatrixSpec,
     spec_path: Path,
@@ -109,6 +143,7 @@ def run_matrix(
     progress: ProgressFn | None = None,
 ) -> MatrixResult:
     started = time.monotonic()
+    INTERRUPT.clear()
     store = Store(output)
     store.open(spec, spec_path, [])  # claims the directory before anything is written in it
     streams, cells = planned(spec, spec_path, output / "inputs", only)
@@ -148,9 +183,7 @@ def run_matrix(
     alone = [c for c in todo if c not in side_by_side]
     try:
         if side_by_side:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for f in [pool.submit(one, c) for c in side_by_side]:
-                    f.result()
+            _side_by_side(one, side_by_side, jobs)
         for cell in alone:
             one(cell)
         if spec.rate_search is not None:

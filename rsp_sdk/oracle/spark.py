@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 from typing import Any
@@ -70,14 +71,47 @@ def _launch(builder: Any) -> Any:
 
     me = psutil.Process()
     before = {p.pid for p in me.children(recursive=True)}
+    handler = signal.getsignal(signal.SIGINT)
     try:
-        return builder.getOrCreate()
+        spark = builder.getOrCreate()
     except BaseException:
         for child in me.children(recursive=True):
             if child.pid not in before:
                 with contextlib.suppress(psutil.Error):
                     child.kill()
         raise
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _on_sigint(handler))
+    return spark
+
+
+def _on_sigint(previous: Any) -> Any:
+    """The SIGINT handler that replaces PySpark's. PySpark's calls ``cancelAllJobs`` from the
+    interrupted thread, and with pinned threads (PySpark's default) that call goes down the
+    thread's one Py4J connection, busy with the action being interrupted: Ctrl-C waited for the
+    whole Spark action to end. Here the jobs are cancelled from a thread of its own (its own
+    connection) and the previous handler (KeyboardInterrupt by default) runs at once."""
+
+    def handler(signum: int, frame: Any) -> None:
+        threading.Thread(target=cancel_jobs, name="spark-cancel", daemon=True).start()
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    return handler
+
+
+def cancel_jobs() -> None:
+    """Cancel every Spark job of the process's session, if there is one (never starts one)."""
+    if "pyspark.sql" not in sys.modules:
+        return
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        with contextlib.suppress(Exception):
+            active.sparkContext.cancelAllJobs()
 
 
 def stop_spark() -> None:

@@ -6,6 +6,10 @@ that answers every verb slowly — a push of 1 s for each of 10 000 batches is n
 and still takes hours. The deadline is a timer thread: when it fires it kills the session
 (whose channel kills the process tree, container and ports) and every verb under way or to
 come fails at once; the runner then records the run as ``RunTimeout``.
+
+The same kill serves Ctrl-C for runs in worker threads (``rsp matrix run --jobs N``): Python
+raises KeyboardInterrupt in the main thread only, so ``interrupt_runs()`` kills the session of
+every live run and makes each raise KeyboardInterrupt itself (recorded as ``interrupted``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,20 @@ class RunTimeout(EngineTimeout):
     """The whole run overran its deadline (``RunRequest.deadline_s``); the engine was killed."""
 
 
+_LIVE: set[Deadline] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def interrupt_runs() -> int:
+    """Ctrl-C for every run under way in this process (worker threads included): each one's
+    engine is killed and the run raises KeyboardInterrupt; returns how many were live."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for d in live:
+        d.interrupt()
+    return len(live)
+
+
 class Deadline:
     """Kills the session it watches after ``seconds``; ``None`` seconds: never fires."""
 
@@ -29,6 +47,9 @@ class Deadline:
         self._session: EngineSession | None = None
         self._expired = False
         self._stopped = False
+        self.interrupted = False
+        with _LIVE_LOCK:
+            _LIVE.add(self)
         self._timer: threading.Timer | None = None
         if seconds is not None:
             self._timer = threading.Timer(seconds, self._fire)
@@ -44,20 +65,36 @@ class Deadline:
         while the engine was starting)."""
         with self._lock:
             self._session = session
-            late = self._expired
+            late = self._expired or self.interrupted
         if late:
             session.kill()
-            raise self.error()
+            self.check()
 
     def check(self) -> None:
-        """Raise ``RunTimeout`` if the deadline passed (between verbs, in wait loops)."""
+        """Raise ``RunTimeout`` if the deadline passed, KeyboardInterrupt if the run was
+        interrupted (between verbs, in wait loops)."""
+        if self.interrupted:
+            raise KeyboardInterrupt
         if self._expired:
             raise self.error()
+
+    def interrupt(self) -> None:
+        """Kill the watched session (or the one about to be watched) and make the run raise
+        KeyboardInterrupt: ``interrupt_runs``."""
+        with self._lock:
+            if self._stopped:
+                return
+            self.interrupted = True
+            session = self._session
+        if session is not None:
+            session.kill()
 
     def stop(self) -> bool:
         """Disarm; True when the deadline had already fired (the run must count as timeout)."""
         with self._lock:
             self._stopped = True
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
         if self._timer is not None:
             self._timer.cancel()
         return self._expired

@@ -317,6 +317,9 @@ def run(
         # past the deadline, whatever the killed engine's verb raised is the deadline's doing
         overran = deadline.stop()
         _cleanup(sampler, session)
+        if deadline.interrupted:  # Ctrl-C in another thread killed this run's engine
+            recorder.finish("interrupted", KeyboardInterrupt())
+            raise KeyboardInterrupt from exc
         if overran:
             status = recorder.finish("failed", deadline.error())
         elif isinstance(exc, EngineError | RspError):
