@@ -174,7 +174,9 @@ def run_command(
             f"ran {result.ran} cell(s), {result.skipped} already done"
             + (f", judged {result.judged} finished run(s)" if result.judged else "")
             + "; oracle computed "
-            f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s"
+            f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s "
+            f"(engine runs {result.engine_s:.0f} s, oracle + harness "
+            f"{max(0.0, result.wall_s - result.engine_s):.0f} s)"
         )
         console.print(f"results: {output}")
     if any(

@@ -13,6 +13,7 @@ cell runs alone, afterwards.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -62,6 +63,7 @@ class MatrixResult(BaseModel):
     oracle_reused: int
     wall_s: float
     probe_keys: set[str] = set()  # Rate_max probes: a failed probe is a finding, not an error
+    engine_s: float = 0.0  # the engine runs of this invocation (status.json durations)
 
 
 def planned(
@@ -197,6 +199,7 @@ def run_matrix(
             epsilon_percent=spec.lsbench_epsilon_percent,
         )
     keys = {c.key for c in cells} | probe_keys
+    ran_now = [c.key for c in todo if c.key not in to_judge]
     return MatrixResult(
         root=output,
         cells=cells,
@@ -208,4 +211,13 @@ def run_matrix(
         oracle_reused=oracle.reused,
         wall_s=time.monotonic() - started,
         probe_keys=probe_keys,
+        engine_s=sum(_run_seconds(store, k) for k in ran_now),
     )
+
+
+def _run_seconds(store: Store, key: str) -> float:
+    """How long a cell's engine run took (0 for a cell that never ran an engine)."""
+    status = store.cell_dir(key) / "status.json"
+    if not status.exists():
+        return 0.0
+    return float(json.loads(status.read_text(encoding="utf-8")).get("duration_s") or 0.0)
