@@ -5,6 +5,10 @@ two shared a t0 rule (tests/fixtures/csrbench-csparql-0.9.7/README.md)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +66,29 @@ def test_oracle_check_with_the_adapter_profile_gives_csrbench_verdict(
     }
     want = (recorded["state"], recorded["t0"], recorded["matched_relations"])
     assert got == {"cli": want, "csrbench": want}
+
+
+def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark: Any) -> None:
+    """SIGINT while the oracle's session runs an action (a few seconds of CPU): KeyboardInterrupt
+    comes within a second and the Spark job is cancelled. PySpark's own handler called
+    cancelAllJobs down the interrupted thread's one Py4J connection (pinned threads), busy
+    with the action itself, so Ctrl-C waited for the whole action to end."""
+    from pyspark.sql import functions as F
+
+    sc = spark.sparkContext
+    action = spark.range(0, 400_000_000, numPartitions=2).select(
+        F.sum(F.sqrt("id") * F.sin("id") * F.cos("id"))
+    )
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            action.collect()
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 3.0
+    until = time.monotonic() + 10
+    while sc.statusTracker().getActiveJobIds() and time.monotonic() < until:
+        time.sleep(0.1)
+    assert list(sc.statusTracker().getActiveJobIds()) == []

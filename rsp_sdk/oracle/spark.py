@@ -104,14 +104,15 @@ def _on_sigint(previous: Any) -> Any:
 
 def cancel_jobs() -> None:
     """Cancel every Spark job of the process's session, if there is one (never starts one)."""
-    if "pyspark.sql" not in sys.modules:
+    if "pyspark" not in sys.modules:
         return
-    from pyspark.sql import SparkSession
+    from pyspark import SparkContext
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
+    # the process-wide context (getActiveSession is per thread: None in another one)
+    sc = SparkContext._active_spark_context
+    if sc is not None:
         with contextlib.suppress(Exception):
-            active.sparkContext.cancelAllJobs()
+            sc.cancelAllJobs()
 
 
 def stop_spark() -> None:
