@@ -89,6 +89,6 @@ def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark
         timer.cancel()
     assert time.monotonic() - started < 3.0
     until = time.monotonic() + 10
-    while sc.statusTracker().getActiveJobIds() and time.monotonic() < until:
+    while sc.statusTracker().getActiveJobsIds() and time.monotonic() < until:
         time.sleep(0.1)
-    assert list(sc.statusTracker().getActiveJobIds()) == []
+    assert list(sc.statusTracker().getActiveJobsIds()) == []
