@@ -614,3 +614,23 @@ def test_a_cell_overrunning_its_whole_run_deadline_is_killed_and_the_matrix_goes
         assert _proc(status["engine_pid"]) is None  # the engine is gone
     status = json.loads((out / slow["run_dir"] / "status.json").read_text())
     assert status["error_type"] == "RunTimeout"
+
+
+def test_a_cell_whose_judging_failed_is_listed_with_why() -> None:
+    """verdict not_judged with a reason (the oracle or the judge raised) is a cell without a
+    correct verdict: the table names it, as it names incorrect ones; a cell that was simply
+    not asked for a verdict is not listed."""
+    from rich.console import Console
+
+    from rsp_sdk.cli.matrix_tables import reasons_table
+
+    rows = [
+        {"label": "a", "state": "ok", "verdict": "not_judged", "reason": "judging failed: X"},
+        {"label": "b", "state": "ok", "verdict": "not_judged", "reason": None},
+        {"label": "c", "state": "ok", "verdict": "correct", "reason": None},
+    ]
+    console = Console(record=True, width=200)
+    console.print(reasons_table(rows, "t"))
+    text = console.export_text()
+    assert "judging failed: X" in text
+    assert " b " not in text and " c " not in text

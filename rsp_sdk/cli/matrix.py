@@ -239,8 +239,12 @@ def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
         if "coverage" in _metrics(root):
             console.print(coverage_table(mine, f"{name}: feature coverage", root))
         console.print(perf_table(mine, f"{name}: performance (medians)"))
-        odd = [
-            r for r in mine if r["state"] != "ok" or r.get("verdict") in ("incorrect", "no_output")
+        odd = [  # a judgement that failed (verdict not_judged with a reason) is listed too
+            r
+            for r in mine
+            if r["state"] != "ok"
+            or r.get("verdict") in ("incorrect", "no_output")
+            or (r.get("verdict") == "not_judged" and r.get("reason"))
         ]
         if odd:
             console.print(reasons_table(odd, f"{name}: cells without a correct verdict"))

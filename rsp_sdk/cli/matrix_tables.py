@@ -115,13 +115,16 @@ def mismatch_table(mm: list[dict[str, Any]], title: str) -> Table:
 
 
 def reasons_table(rows: list[dict[str, Any]], title: str) -> Table:
-    """Cells that did not produce a verdict, with why (refused, unavailable, failed)."""
+    """Cells that did not produce a verdict, with why (refused, unavailable, failed, judging
+    failed)."""
     t = Table(title=title, show_lines=False)
     for col in ("cell", "state", "why"):
         t.add_column(col, overflow="fold")
     seen: set[tuple[str, str]] = set()
     for r in rows:
-        if r["state"] == "ok" and r.get("verdict") not in ("incorrect", "no_output"):
+        failed_judging = r.get("verdict") == "not_judged" and r.get("reason")
+        unjudged = r.get("verdict") not in ("incorrect", "no_output") and not failed_judging
+        if r["state"] == "ok" and unjudged:
             continue
         why = r.get("reason") or r.get("divergence") or ""
         if (r["state"], why) in seen and r["state"] == "unavailable":
