@@ -75,6 +75,12 @@ def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark
     with the action itself, so Ctrl-C waited for the whole action to end."""
     from pyspark.sql import functions as F
 
+    from rsp_sdk.oracle.spark import _on_sigint
+
+    installed = signal.getsignal(signal.SIGINT)
+    assert getattr(installed, "__qualname__", "") == "_on_sigint.<locals>.handler"
+    # as under a terminal (a suite started in the background inherits SIGINT ignored)
+    signal.signal(signal.SIGINT, _on_sigint(signal.default_int_handler))
     sc = spark.sparkContext
     action = spark.range(0, 400_000_000, numPartitions=2).select(
         F.sum(F.sqrt("id") * F.sin("id") * F.cos("id"))
@@ -87,6 +93,7 @@ def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark
             action.collect()
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, installed)
     assert time.monotonic() - started < 3.0
     until = time.monotonic() + 10
     while sc.statusTracker().getActiveJobsIds() and time.monotonic() < until:
