@@ -300,3 +300,24 @@ def test_afap_with_a_rate_is_an_error(tmp_path: Path, rsp_exe: list[str]) -> Non
     fails(proc, "--mode afap pushes as fast as possible: it takes no --rate")
     assert "validation error" not in proc.stderr  # the user's option names, not pydantic's
     assert not (tmp_path / "run").exists()
+
+
+def test_a_short_social_stream_works(tmp_path: Path, rsp_exe: list[str]) -> None:
+    """50 users for an hour make (almost) no items to like: an IndexError, now an empty
+    stream with its static data (``--period`` is the old name of ``--duration``)."""
+    out = tmp_path / "s.parquet"
+    run_rsp(rsp_exe, "generate", "social", "--users", "50", "--period", "3600000", "-o", out)
+    assert out.is_file() and (tmp_path / "s.static.parquet").is_file()
+
+
+def test_generator_limits_are_in_option_names(tmp_path: Path, rsp_exe: list[str]) -> None:
+    out = tmp_path / "w.parquet"
+    proc = run_rsp(rsp_exe, "generate", "water", "--sensors", "1", "-o", out, check=False)
+    fails(proc, "--sensors: must be greater than or equal to 2, got 1")
+    assert "WaterParams" not in proc.stderr and "pydantic" not in proc.stderr
+    proc = run_rsp(
+        rsp_exe, "generate", "social", "--min-friends", "9", "--max-friends", "3", "-o", out,
+        check=False,
+    )  # fmt: skip
+    fails(proc, "--max-friends must be at least --min-friends")
+    assert not out.exists()
