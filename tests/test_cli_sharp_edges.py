@@ -18,8 +18,7 @@ from rsp_sdk.run.recorder import read_table
 from rsp_sdk.run.runner import load_query
 from rsp_sdk.streams.io import stream_table, write_stream
 from tests.conftest import run_rsp
-from tests.real_engines import require
-from tests.test_rspjs import rspjs_missing
+from tests.real_engines import engine_missing, require
 
 ROOT = Path(__file__).resolve().parents[1]
 Q1 = ROOT / "matrix" / "queries" / "csrbench" / "q1.rspql"
@@ -201,7 +200,7 @@ def test_static_data_and_parameters_reach_the_engine_and_the_oracle_agrees(
     result row needs a static triple, so rows prove the data reached the engine. The oracle,
     given the same static file and parameter, judges the run correct under the profile the
     run recorded (no --profile)."""
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     stream = tmp_path / "w.parquet"
