@@ -14,6 +14,7 @@ import typer
 
 from rsp_sdk.cli.common import console, emit_json
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
+from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.compare.vocab import Metrics, TimestampClock
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outpath import check_output
@@ -70,7 +71,7 @@ def check_command(
         raise InputError("--gracious and --output need --metrics yabench")
     if output is not None:  # checked before any work, like every input
         check_output(output, what="a Parquet file path (--output)")
-    with console.status("computing the expected output and comparing …", spinner="dots"):
+    with spark_progress(console, "computing the expected output and comparing …"):
         result = check_run(
             answers,
             stream,

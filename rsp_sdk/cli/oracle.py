@@ -11,6 +11,7 @@ import typer
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
+from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import load_profile
 from rsp_sdk.util.atomic import atomic_path
@@ -76,7 +77,7 @@ def expected_cmd(
     with console.status("starting Spark …", spinner="dots"):
         spark = get_spark(spark_master)
     try:
-        with console.status("computing the expected output …", spinner="dots"):
+        with spark_progress(console, "planning the expected output …") as relabel:
             job = plan_job(
                 stream,
                 spec,
@@ -85,6 +86,10 @@ def expected_cmd(
                 static=static or (),
                 spark=spark,
                 evaluator=evaluator.value,
+            )
+            relabel(
+                f"expected output of {len(job.t0s):,} t0 classes ({len(job.candidates):,} "
+                f"candidates), evaluator {job.choice.evaluator}"
             )
             table = job.run()
     finally:
