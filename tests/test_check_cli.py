@@ -285,3 +285,26 @@ def test_check_csrbench_q1_csparql_recorded_answer(
     # people get a table: the recorded C-SPARQL answer to Q1 is correct for some t0
     assert "CORRECT" in proc.stdout and "INCORRECT" not in proc.stdout
     assert "matching t0" in proc.stdout
+
+
+def test_check_refuses_an_evaluator_that_cannot_run_the_query_before_spark(
+    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``--evaluator`` means what it means on ``rsp oracle expected``; ``sql`` on an OPTIONAL
+    query is refused at once (exit 2), not after starting Spark, nor run with another one."""
+    stream, _ = rooms_case
+    query = tmp_path / "optional.toml"
+    sparql = (
+        "SELECT ?m ?x WHERE { ?m <http://example.org/detectedAt> ?r "
+        "OPTIONAL { ?m <http://example.org/p> ?x } }"
+    )
+    query.write_text(f"sparql = '{sparql}'\nwindow_ms = 2000\nslide_ms = 2000\n")
+    answers = write_answer(tmp_path / "a.json", [])
+    proc = run_rsp(
+        rsp_exe,
+        *("oracle", "check", "-s", stream, "-q", query, "-p", "csparql", "--answers", answers),
+        *("--evaluator", "sql"),
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "the Spark SQL evaluator cannot run this query" in proc.stderr, proc.stderr

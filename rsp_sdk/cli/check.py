@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.compare.vocab import Metrics, TimestampClock
@@ -61,6 +62,7 @@ def check_command(
         Path | None,
         typer.Option("--output", "-o", help="write the per-window table (Parquet)"),
     ] = None,
+    evaluator: EvaluatorOpt = Evaluator.AUTO,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Judge FILE against the expected output: exit 0 if correct, 1 if incorrect or no output
@@ -84,6 +86,7 @@ def check_command(
             gracious=gracious,
             query_name=query_name,
             clock=clock,
+            evaluator=evaluator.value,
         )
     if output is not None and result.yabench is not None:
         import pyarrow.parquet as pq

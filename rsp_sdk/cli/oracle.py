@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.errors import InputError
@@ -28,12 +29,6 @@ class OutFormat(StrEnum):
     CSRBENCH_JSON = "csrbench-json"
 
 
-class Evaluator(StrEnum):
-    AUTO = "auto"
-    OXIGRAPH = "oxigraph"
-    SQL = "sql"
-
-
 @app.command("expected")
 def expected_cmd(
     stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
@@ -48,9 +43,7 @@ def expected_cmd(
     fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="output format")] = (
         OutFormat.PARQUET
     ),
-    evaluator: Annotated[
-        Evaluator, typer.Option("--evaluator", help="auto (SQL when possible), oxigraph, sql")
-    ] = Evaluator.AUTO,
+    evaluator: EvaluatorOpt = Evaluator.AUTO,
     spark_master: Annotated[
         str | None, typer.Option("--spark-master", help="Spark master URL (default local[*])")
     ] = None,

@@ -19,7 +19,7 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.stream import STREAM_METADATA_KEY, STREAM_SCHEMA, StreamMeta
-from rsp_sdk.oracle.job import Choice, OracleJob
+from rsp_sdk.oracle.job import Choice, OracleJob, choose_evaluator
 from rsp_sdk.oracle.s2r import t0_candidates
 from rsp_sdk.query import load_query
 from rsp_sdk.query.sparql import parse_select
@@ -110,6 +110,17 @@ def plan_job(
         if t0s is not None
         else t0_candidates(prof, spec, stream_unit_ms=unit or 1, t_min=t_min)
     )
+    static_table = _static(static)
+    # an evaluator that cannot run the query is refused before Spark starts (the job decides
+    # again, on the same inputs: the choice is cheap, pure Python)
+    choose_evaluator(
+        spec,
+        parsed.algebra,
+        prof,
+        prof.r2s_for(spec.r2s),
+        requested=evaluator,
+        has_static=static_table is not None and static_table.num_rows > 0,
+    )
     session = spark if spark is not None else get_spark()
     return OracleJob(
         session,
@@ -118,7 +129,7 @@ def plan_job(
         parsed.algebra,
         prof,
         candidates,
-        _static(static),
+        static_table,
         evaluator,
         t0_classes=t0_classes,
     )
