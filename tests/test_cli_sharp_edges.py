@@ -145,6 +145,14 @@ def test_oracle_options_are_checked_before_spark_starts(tmp_path: Path, rsp_exe:
         expected("-s", src, "-p", "csparql", "-o", out, "--static", tmp_path / "kb.ttl"), "kb.ttl"
     )
     fails(expected("-s", src, "-p", "csparql", "-o", out, "--param", "W"), "bad --param")
+    optional = tmp_path / "optional.rspql"  # outside the SQL fragment (the last -q counts)
+    optional.write_text(
+        Q1.read_text().replace("WHERE {", "WHERE { OPTIONAL { ?x <http://e/p> ?y }", 1)
+    )
+    fails(
+        expected("-s", src, "-p", "csparql", "-o", out, "-q", optional, "--evaluator", "sql"),
+        "the Spark SQL evaluator cannot run this query",
+    )
     assert not out.exists()
 
 

@@ -52,7 +52,7 @@ def expected_cmd(
     """Compute the expected relations of every candidate t0 in one Spark job."""
     from rsp_sdk.oracle.api import plan_job
     from rsp_sdk.oracle.csrbench_json import write_csrbench
-    from rsp_sdk.oracle.spark import get_spark, stop_spark
+    from rsp_sdk.oracle.spark import stop_spark
     from rsp_sdk.query import load_query
 
     started = time.perf_counter()
@@ -67,17 +67,16 @@ def expected_cmd(
     load_profile(profile)
     if not stream.is_file():
         raise InputError("stream file not found", path=stream, expected="a stream Parquet file")
-    with console.status("starting Spark …", spinner="dots"):
-        spark = get_spark(spark_master)
     try:
-        with spark_progress(console, "planning the expected output …") as relabel:
+        # plan_job checks the stream and the evaluator, then starts Spark (spark_master)
+        with spark_progress(console, "planning the expected output, starting Spark …") as relabel:
             job = plan_job(
                 stream,
                 spec,
                 profile,
                 t0s=t0,
                 static=static or (),
-                spark=spark,
+                spark_master=spark_master,
                 evaluator=evaluator.value,
             )
             relabel(

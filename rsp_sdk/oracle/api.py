@@ -79,13 +79,15 @@ def plan_job(
     params: Mapping[str, str] | None = None,
     t0_classes: bool = True,
     time_unit_ms: int | None = None,
+    spark_master: str | None = None,
 ) -> OracleJob:
     """Everything but running: inputs read, reports enumerated, evaluator chosen.
 
     ``t0_classes=False`` evaluates every candidate on its own instead of one per class of
     candidates that see equal window contents (same output, slower: the classes' witness).
     ``time_unit_ms``: the stream's time unit, needed for a table without stream metadata when
-    the candidates come from the profile (no ``t0s``).
+    the candidates come from the profile (no ``t0s``). Without ``spark``, the process's session
+    is used, started on ``spark_master`` (default ``local[*]``) once every input has been checked.
     """
     from rsp_sdk.oracle.spark import get_spark
 
@@ -121,7 +123,7 @@ def plan_job(
         requested=evaluator,
         has_static=static_table is not None and static_table.num_rows > 0,
     )
-    session = spark if spark is not None else get_spark()
+    session = spark if spark is not None else get_spark(spark_master)
     return OracleJob(
         session,
         table,
