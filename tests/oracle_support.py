@@ -101,3 +101,9 @@ def bag(out: pa.Table, t0: int) -> list[tuple[int, list[tuple[str, ...]]]]:
             b = json.loads(r["binding"])
             lst.append(tuple(f"{k}={short(v)}" for k, v in sorted(b.items())))
     return [(k, sorted(v)) for k, v in sorted(by.items())]
+
+
+def spark_lines(stderr: str) -> list[str]:
+    """The lines of Spark's (and its JVM's) own logging in a command's standard error."""
+    marks = ("WARN", "NativeCodeLoader", "log4j", "SparkContext", "jdk.incubator", "setLogLevel")
+    return [line for line in stderr.splitlines() if any(mark in line for mark in marks)]

@@ -9,6 +9,7 @@ message, which names the file, where upstream keeps it and the command that adds
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -31,6 +32,30 @@ ANSWERS = "dellaglio+csrbench-oracle/src/main/resources/answers"
 STREAM = "http://ex.org/streams/test"
 EX = "http://ex.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+# what each engine needs on PATH besides its provisioned artifacts, and how to get it
+TOOLS = {
+    "node": "Node.js 18+ (Debian: apt-get install nodejs npm)",
+    "swipl": "SWI-Prolog (Debian: apt-get install swi-prolog-nox)",
+    "javac": "a JDK 17 to compile its glue (Debian: apt-get install openjdk-17-jdk-headless)",
+}
+ENGINE_TOOLS = {"rspjs": ("node",), "etalis": ("swipl",), "jtalis": ("swipl", "javac")}
+
+
+def engine_missing(name: str) -> str | None:
+    """Why engine ``name`` cannot run here (None: it can), naming the exact prerequisite: a
+    program not on PATH, else what ``adapter.missing_artifacts()`` lists, each with the
+    command that adds it. The one provisioning check of every engine test's skip."""
+    from rsp_sdk.engine.registry import get_adapter
+
+    for tool in ENGINE_TOOLS.get(name, ()):
+        if shutil.which(tool) is None:
+            return f"{tool} is not on PATH: engine {name} needs {TOOLS[tool]}"
+    missing = get_adapter(name).missing_artifacts()
+    if missing:
+        return f"engine {name} is not provisioned: missing {'; '.join(missing)}"
+    return None
 
 
 def require(adapter: Adapter) -> Adapter:

@@ -67,9 +67,9 @@ def test_the_python_fixture_passes_r2s_rstream() -> None:
 def test_rspjs_passes_every_bersys_test() -> None:
     from rsp_adapter_rspjs import RspJsAdapter
 
-    from tests.test_rspjs import rspjs_missing
+    from tests.real_engines import engine_missing
 
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     adapter = RspJsAdapter()

@@ -17,6 +17,7 @@ from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 from rsp_sdk.streams.io import write_stream
 from tests.compare_tables import s
 from tests.conftest import run_rsp
+from tests.oracle_support import spark_lines
 
 ANSWERS = "dellaglio+csrbench-oracle/src/main/resources/answers"
 
@@ -186,11 +187,13 @@ def test_check_rooms_correct(
     good = write_answer(tmp_path / "good.json", [m("m1", "m2"), m("m3")])
     proc = run_rsp(
         rsp_exe,
+        "--verbose",  # Spark's own log lines are shown, as they are nowhere else
         *("oracle", "check", "--stream", stream, "--query", query, "--profile", "csparql"),
         *("--answers", good, "--t0", "0", "--json"),
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+    assert "log4j" in proc.stderr and "WARN" in proc.stderr, proc.stderr
     data = json.loads(proc.stdout)
     assert data["correct"] is True and data["t0"] == 0 and data["divergence"] is None
     assert data["verdict"]["matched_relations"] == 2 and data["yabench"] is None
@@ -209,6 +212,7 @@ def test_check_empty_output_is_no_output_exit_1(
         check=False,
     )
     assert proc.returncode == 1, proc.stderr
+    assert not spark_lines(proc.stderr), proc.stderr  # Spark's log lines only with --verbose
     data = json.loads(proc.stdout)
     assert data["state"] == "no output" and data["correct"] is False and data["t0"] is None
     assert data["verdict"]["actual_relations"] == 0
@@ -281,3 +285,26 @@ def test_check_csrbench_q1_csparql_recorded_answer(
     # people get a table: the recorded C-SPARQL answer to Q1 is correct for some t0
     assert "CORRECT" in proc.stdout and "INCORRECT" not in proc.stdout
     assert "matching t0" in proc.stdout
+
+
+def test_check_refuses_an_evaluator_that_cannot_run_the_query_before_spark(
+    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``--evaluator`` means what it means on ``rsp oracle expected``; ``sql`` on an OPTIONAL
+    query is refused at once (exit 2), not after starting Spark, nor run with another one."""
+    stream, _ = rooms_case
+    query = tmp_path / "optional.toml"
+    sparql = (
+        "SELECT ?m ?x WHERE { ?m <http://example.org/detectedAt> ?r "
+        "OPTIONAL { ?m <http://example.org/p> ?x } }"
+    )
+    query.write_text(f"sparql = '{sparql}'\nwindow_ms = 2000\nslide_ms = 2000\n")
+    answers = write_answer(tmp_path / "a.json", [])
+    proc = run_rsp(
+        rsp_exe,
+        *("oracle", "check", "-s", stream, "-q", query, "-p", "csparql", "--answers", answers),
+        *("--evaluator", "sql"),
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "the Spark SQL evaluator cannot run this query" in proc.stderr, proc.stderr

@@ -18,8 +18,7 @@ from rsp_sdk.run.recorder import read_table
 from rsp_sdk.run.runner import load_query
 from rsp_sdk.streams.io import stream_table, write_stream
 from tests.conftest import run_rsp
-from tests.real_engines import require
-from tests.test_rspjs import rspjs_missing
+from tests.real_engines import engine_missing, require
 
 ROOT = Path(__file__).resolve().parents[1]
 Q1 = ROOT / "matrix" / "queries" / "csrbench" / "q1.rspql"
@@ -146,6 +145,14 @@ def test_oracle_options_are_checked_before_spark_starts(tmp_path: Path, rsp_exe:
         expected("-s", src, "-p", "csparql", "-o", out, "--static", tmp_path / "kb.ttl"), "kb.ttl"
     )
     fails(expected("-s", src, "-p", "csparql", "-o", out, "--param", "W"), "bad --param")
+    optional = tmp_path / "optional.rspql"  # outside the SQL fragment (the last -q counts)
+    optional.write_text(
+        Q1.read_text().replace("WHERE {", "WHERE { OPTIONAL { ?x <http://e/p> ?y }", 1)
+    )
+    fails(
+        expected("-s", src, "-p", "csparql", "-o", out, "-q", optional, "--evaluator", "sql"),
+        "the Spark SQL evaluator cannot run this query",
+    )
     assert not out.exists()
 
 
@@ -201,7 +208,7 @@ def test_static_data_and_parameters_reach_the_engine_and_the_oracle_agrees(
     result row needs a static triple, so rows prove the data reached the engine. The oracle,
     given the same static file and parameter, judges the run correct under the profile the
     run recorded (no --profile)."""
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     stream = tmp_path / "w.parquet"
@@ -300,3 +307,19 @@ def test_afap_with_a_rate_is_an_error(tmp_path: Path, rsp_exe: list[str]) -> Non
     fails(proc, "--mode afap pushes as fast as possible: it takes no --rate")
     assert "validation error" not in proc.stderr  # the user's option names, not pydantic's
     assert not (tmp_path / "run").exists()
+
+
+def test_a_short_social_stream_works(tmp_path: Path, rsp_exe: list[str]) -> None:
+    """50 users for an hour make (almost) no items to like: an IndexError, now an empty
+    stream with its static data (``--period`` is the old name of ``--duration``)."""
+    out = tmp_path / "s.parquet"
+    run_rsp(rsp_exe, "generate", "social", "--users", "50", "--period", "3600000", "-o", out)
+    assert out.is_file() and (tmp_path / "s.static.parquet").is_file()
+
+
+def test_generator_limits_are_in_option_names(tmp_path: Path, rsp_exe: list[str]) -> None:
+    out = tmp_path / "w.parquet"
+    proc = run_rsp(rsp_exe, "generate", "water", "--sensors", "1", "-o", out, check=False)
+    fails(proc, "--sensors: must be greater than or equal to 2, got 1")
+    assert "WaterParams" not in proc.stderr and "pydantic" not in proc.stderr
+    assert not out.exists()  # a rule over several options: test_generators_social_water

@@ -15,9 +15,7 @@ import pytest
 
 from rsp_sdk.images.client import docker_unavailable
 from tests.conftest import REPO, run_rsp
-from tests.test_etalis import etalis_missing
-from tests.test_rspjs import rspjs_missing
-from tests.test_rsprs import rsprs_missing
+from tests.real_engines import engine_missing
 
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
 
@@ -101,7 +99,7 @@ def csrbench(
 def test_rspjs_answers_csrbench_q1_to_q7_correctly(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     # the subprocess runtime only: the docker one runs the same program (conformance kit)
@@ -123,7 +121,7 @@ def test_rspjs_answers_csrbench_q1_to_q7_correctly(
 def test_rsprs_answers_csrbench_as_documented(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
-    reason = rsprs_missing()
+    reason = engine_missing("rsprs")
     if reason:
         pytest.skip(reason)
     verdicts = csrbench(rsp_exe, "rsprs", shared_data, tmp_path)
@@ -158,7 +156,7 @@ ETALIS_VERDICTS = {
 def test_etalis_answers_csrbench_as_documented(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
-    reason = etalis_missing()
+    reason = engine_missing("etalis")
     if reason:
         pytest.skip(reason)
     # the subprocess runtime only: the docker one runs the same program (conformance kit)
@@ -172,7 +170,7 @@ def test_etalis_answers_csrbench_as_documented(
 def test_jtalis_gives_etalis_verdicts_on_every_jvm_runtime(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
-    reason = etalis_missing("jtalis")
+    reason = engine_missing("jtalis")
     if reason:
         pytest.skip(reason)
     runtimes = ["jpype", "py4j"] + ([] if docker_unavailable() else ["docker"])
@@ -189,7 +187,7 @@ def test_jtalis_gives_etalis_verdicts_on_every_jvm_runtime(
 def test_etalis_csrbench_q1_is_correct(
     csrbench_stream: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
-    reason = etalis_missing()
+    reason = engine_missing("etalis")
     if reason:
         pytest.skip(reason)
     from rsp_adapter_etalis import PROFILE

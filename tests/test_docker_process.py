@@ -32,9 +32,9 @@ def _rspjs_on_docker() -> Any:
     """Docker client, or skip naming what is missing (daemon, rsp-js, base image)."""
     from rsp_sdk.images import docker_client, docker_unavailable
     from rsp_sdk.images.base import base_image
-    from tests.test_rspjs import rspjs_missing
+    from tests.real_engines import engine_missing
 
-    reason = docker_unavailable() or rspjs_missing()
+    reason = docker_unavailable() or engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     client = docker_client()

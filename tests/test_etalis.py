@@ -25,6 +25,7 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineError
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
+from tests.real_engines import engine_missing
 
 etalis = pytest.importorskip(
     "rsp_adapter_etalis",
@@ -47,23 +48,9 @@ S, W, KB = f"{EX}stream", f"{EX}w", f"{EX}kb"
 INT = "http://www.w3.org/2001/XMLSchema#integer"
 
 
-def etalis_missing(name: str = "etalis") -> str | None:
-    """Why adapter ``name`` cannot run here, in the words the user needs (None: it can)."""
-    adapter = ADAPTERS[name]()
-    try:
-        ProvisionCache().require(adapter.manifest())
-    except MissingArtifact as exc:
-        return str(exc)
-    if shutil.which("swipl") is None:
-        return "swipl is not on PATH: ETALIS needs SWI-Prolog (apt-get install swi-prolog-nox)"
-    if name == "jtalis" and shutil.which("javac") is None:
-        return "javac is not on PATH: the jtalis glue is compiled with a JDK 17"
-    return None
-
-
 @pytest.fixture(scope="module")
 def etalis_ready() -> None:
-    reason = etalis_missing()
+    reason = engine_missing("etalis")
     if reason:
         pytest.skip(reason)
 
@@ -179,7 +166,7 @@ def sparql_answer(spec: QuerySpec, static: bool) -> list[tuple[str | None, ...]]
 @pytest.fixture(params=ENGINES, ids=[f"{a}@{r}" for a, r in ENGINES])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     name, runtime = request.param
-    reason = etalis_missing(name)
+    reason = engine_missing(name)
     if reason:
         pytest.skip(reason)
     opened: list[tuple[EngineSession, TreeWatch]] = []
@@ -373,14 +360,14 @@ class TestJtalisConformance(AdapterConformance):
 
     @pytest.fixture
     def rsp_cache(self) -> Any:
-        reason = etalis_missing("jtalis")
+        reason = engine_missing("jtalis")
         if reason:
             pytest.skip(reason)
         return None
 
 
 def test_jtalis_classpath_takes_the_shared_prolog_not_the_etalis_demo_jars() -> None:
-    reason = etalis_missing("jtalis")
+    reason = engine_missing("jtalis")
     if reason:
         pytest.skip(reason)
     from rsp_adapter_etalis.common import PROLOG_DIR
@@ -402,7 +389,7 @@ def test_jtalis_reports_a_dead_swipl_at_once_and_leaves_nothing(
 
     import psutil
 
-    reason = etalis_missing("jtalis")
+    reason = engine_missing("jtalis")
     if reason:
         pytest.skip(reason)
     session = JtalisAdapter().open(get_runtime(runtime), tmp_path / "e")

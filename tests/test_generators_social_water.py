@@ -411,7 +411,8 @@ def test_social_cli_rejects_bad_parameters_cleanly(tmp_path: Path, rsp_exe: list
         rsp_exe, "generate", "social", "--p-location", "0.9", "--p-interest", "0.2", "-o", out,
         check=False,
     )  # fmt: skip
-    assert proc.returncode == 2 and "at most 1" in proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    assert "--p-location + --p-university + --p-interest must be at most 1" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not out.exists() and not (tmp_path / "x.static.parquet").exists()
 

@@ -23,7 +23,7 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import BUILTIN_PROFILES, load_profile
 from rsp_sdk.oracle import expected
 from tests.conftest import run_rsp
-from tests.oracle_support import spark
+from tests.oracle_support import spark, spark_lines
 
 __all__ = ["spark"]
 
@@ -117,6 +117,7 @@ def test_expected_csrbench_json(
         out,
         "--json",
     )
+    assert not spark_lines(proc.stderr), proc.stderr  # Spark's log lines only with --verbose
     summary = json.loads(proc.stdout)
     assert summary["t0_candidates"] == [0] and summary["relations"] == 4
     got = json.loads(out.read_text())

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import ReportPolicy as RP
 from rsp_sdk.model.profile import Tick
 from rsp_sdk.oracle import expected
@@ -222,6 +223,12 @@ def test_no_empty_relations_and_all_t0_candidates(spark: Any) -> None:
     out = expected(stream, q, prof, spark=spark)
     assert sorted(set(out.column("t0_ms").to_pylist())) == [0]  # t0 = 1000 reports nothing
     assert relations(out, 0) == [(2000, 0, 2000, 3, TOGETHER_R1)]
+    # a bare table has no time unit: the candidates' step is asked for, never guessed (1 ms
+    # would make 2,000 candidates of these 2), and given, it is the same job
+    bare = stream.replace_schema_metadata(None)
+    with pytest.raises(InputError, match="no time unit"):
+        expected(bare, q, prof, spark=spark)
+    assert expected(bare, q, prof, spark=spark, time_unit_ms=1000).equals(out)
 
 
 @pytest.mark.parametrize("evaluator", BOTH)

@@ -199,9 +199,9 @@ def test_a_bad_engine_config_is_one_clean_error(
 def test_probe_recovers_the_rspjs_profile() -> None:
     from rsp_adapter_rspjs import RspJsAdapter
 
-    from tests.test_rspjs import rspjs_missing
+    from tests.real_engines import engine_missing
 
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     adapter = RspJsAdapter()
@@ -269,9 +269,9 @@ def test_probe_reads_sparqlstream_through_its_mapping() -> None:
     from rsp_adapter_sparqlstream import SparqlStreamAdapter
 
     from tests.conftest import REPO
-    from tests.test_sparqlstream import sparqlstream_missing
+    from tests.real_engines import engine_missing
 
-    reason = sparqlstream_missing()
+    reason = engine_missing("sparqlstream")
     if reason:
         pytest.skip(reason)
     mapping = REPO / "adapters" / "sparqlstream" / "mappings" / "probe-r2rml.ttl"

@@ -326,3 +326,22 @@ def test_missing_file_or_wrong_kind_adds_nothing(lab: Path, tmp_path: Path) -> N
             cache.add(manifest, paths)
         assert str(info.value).startswith(message)
     assert not (cache.root / "engines").exists()
+
+
+def test_engine_tests_skip_naming_the_exact_missing_prerequisite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every engine test's skip comes from one helper over ``adapter.missing_artifacts()``."""
+    from tests.real_engines import engine_missing
+
+    monkeypatch.setenv("RSP_CACHE", str(tmp_path / "cache"))  # nothing provisioned
+    assert engine_missing("rsprs") == (
+        "engine rsprs is not provisioned: missing the cargo-built driver "
+        "(run: rsp engines fetch rsprs)"
+    )
+    jtalis = engine_missing("jtalis") or ""
+    assert "jtalis-distribute-1.0.jar (run: rsp engines add jtalis PATH/" in jtalis
+    monkeypatch.setenv("PATH", str(tmp_path))  # no node, no swipl
+    assert engine_missing("rspjs") == (
+        "node is not on PATH: engine rspjs needs Node.js 18+ (Debian: apt-get install nodejs npm)"
+    )

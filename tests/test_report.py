@@ -22,7 +22,7 @@ from markupsafe import escape
 from rsp_sdk.engine.provision import ProvisionCache
 from rsp_sdk.matrix.execute import artifact_hashes
 from tests.conftest import run_rsp
-from tests.test_rspjs import rspjs_missing
+from tests.real_engines import engine_missing
 
 CHROMIUM = Path("/usr/bin/chromium")
 SPEC = Path(__file__).parent / "fixtures" / "report_matrix.toml"
@@ -39,7 +39,7 @@ def report_results(
 
     ``$RSP_REPORT_RESULTS`` names a folder that `rsp matrix run` already wrote from this spec
     (the matrix takes minutes on a loaded machine); it is resumed, so it is complete after."""
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     given = os.environ.get("RSP_REPORT_RESULTS")

@@ -24,6 +24,7 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineError
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
+from tests.real_engines import engine_missing
 
 rspjs = pytest.importorskip(
     "rsp_adapter_rspjs",
@@ -38,22 +39,9 @@ S1, S2 = f"{EX}stream1", f"{EX}stream2"
 XSD_INT = "http://www.w3.org/2001/XMLSchema#integer"
 
 
-def rspjs_missing() -> str | None:
-    """Why rsp-js cannot run here (None: it can), in the words the user needs."""
-    if shutil.which("node") is None:
-        return "node is not on PATH: rsp-js needs Node.js 18+ (Debian: apt-get install nodejs npm)"
-    adapter = RspJsAdapter()
-    manifest = adapter.manifest()
-    try:
-        ProvisionCache().require(manifest)
-    except MissingArtifact as exc:
-        return str(exc)
-    return None
-
-
 @pytest.fixture(scope="module")
 def rspjs_ready() -> None:
-    reason = rspjs_missing()
+    reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
 

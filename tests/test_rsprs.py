@@ -19,6 +19,7 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineError
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
+from tests.real_engines import engine_missing
 
 rsprs = pytest.importorskip(
     "rsp_adapter_rsprs",
@@ -33,18 +34,9 @@ S1, S2 = f"{EX}stream1", f"{EX}stream2"
 XSD_INT = "http://www.w3.org/2001/XMLSchema#integer"
 
 
-def rsprs_missing() -> str | None:
-    """Why rsp-rs cannot run here (None: it can), in the words the user needs."""
-    try:
-        ProvisionCache().require(RspRsAdapter().manifest())
-    except MissingArtifact as exc:
-        return str(exc)
-    return None
-
-
 @pytest.fixture(scope="module")
 def rsprs_ready() -> None:
-    reason = rsprs_missing()
+    reason = engine_missing("rsprs")
     if reason:
         pytest.skip(reason)
 

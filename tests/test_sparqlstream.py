@@ -22,6 +22,7 @@ from rsp_sdk.model.profile import BUILTIN_PROFILES, R2S, ReportPolicy, Tick
 from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.query import load_query
 from tests.conftest import REPO, run_rsp
+from tests.real_engines import engine_missing
 
 sparqlstream = pytest.importorskip(
     "rsp_adapter_sparqlstream",
@@ -150,16 +151,6 @@ def test_profile_and_capabilities() -> None:
     }
 
 
-def sparqlstream_missing() -> str | None:
-    """Why SPARQLstream cannot run here (None: it can), in the words the user needs."""
-    manifest = SparqlStreamAdapter().manifest()
-    try:
-        ProvisionCache().require(manifest)
-    except MissingArtifact as exc:
-        return str(exc)
-    return None
-
-
 def test_missing_artifact_message_names_upstream_and_user_build(tmp_path: Path) -> None:
     manifest = SparqlStreamAdapter().manifest()
     with pytest.raises(MissingArtifact) as err:
@@ -180,7 +171,7 @@ def test_missing_artifact_message_names_upstream_and_user_build(tmp_path: Path) 
 
 @pytest.fixture(scope="module")
 def engine_ready() -> None:
-    reason = sparqlstream_missing()
+    reason = engine_missing("sparqlstream")
     if reason:
         pytest.skip(reason)
 

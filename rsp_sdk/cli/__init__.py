@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Annotated
 
+import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
@@ -41,6 +43,24 @@ app = RspTyper(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _global_options(
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="show Spark's own log lines (hidden otherwise) on every command that starts it",
+        ),
+    ] = False,
+) -> None:
+    """Options before the command name apply to every command (``rsp -v oracle expected …``)."""
+    if verbose:  # an environment variable, so processes the command starts inherit it
+        os.environ["RSP_VERBOSE"] = "1"
+
+
 app.add_typer(stream.app, name="stream")
 app.add_typer(generate.app, name="generate")
 app.add_typer(engines.app, name="engines")

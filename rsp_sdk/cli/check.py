@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
+from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.compare.vocab import Metrics, TimestampClock
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outpath import check_output
@@ -60,6 +62,7 @@ def check_command(
         Path | None,
         typer.Option("--output", "-o", help="write the per-window table (Parquet)"),
     ] = None,
+    evaluator: EvaluatorOpt = Evaluator.AUTO,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Judge FILE against the expected output: exit 0 if correct, 1 if incorrect or no output
@@ -70,7 +73,7 @@ def check_command(
         raise InputError("--gracious and --output need --metrics yabench")
     if output is not None:  # checked before any work, like every input
         check_output(output, what="a Parquet file path (--output)")
-    with console.status("computing the expected output and comparing …", spinner="dots"):
+    with spark_progress(console, "computing the expected output and comparing …"):
         result = check_run(
             answers,
             stream,
@@ -83,6 +86,7 @@ def check_command(
             gracious=gracious,
             query_name=query_name,
             clock=clock,
+            evaluator=evaluator.value,
         )
     if output is not None and result.yabench is not None:
         import pyarrow.parquet as pq

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from pydantic import BaseModel, ValidationError
 
 from rsp_sdk.cli.common import RspTyper, console, duration_ms, emit_json
+from rsp_sdk.errors import InputError
 from rsp_sdk.streams.generators.social_params import SocialParams
 from rsp_sdk.streams.generators.water_params import WaterParams
 from rsp_sdk.streams.vocab import DEFAULT_STREAM_IRI
@@ -26,6 +29,37 @@ def check_iri(iri: str, option: str) -> None:
     from rsp_sdk.model.terms import check_iri as check
 
     check(iri, option=option)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+# parameter fields whose option has another name than --field-name
+_OPTION_OF = {"period_ms": "--duration", "duration_ms": "--duration", "interval_ms": "--interval"}
+
+
+def option_name(field: str) -> str:
+    """The command-line option that sets a generator parameter field."""
+    return _OPTION_OF.get(field, "--" + field.replace("_", "-"))
+
+
+def validated(model: type[M], **values: Any) -> M:
+    """``model(**values)``, a limit broken reported in the user's option names (``--users:
+    must be greater than or equal to 2, got 0``) instead of a pydantic dump of field names."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            msg = str(error["msg"]).removeprefix("Value error, ")
+            msg = msg.replace("Input should be", "must be")
+            if error["loc"]:
+                field = str(error["loc"][0])
+                problems.append(f"{option_name(field)}: {msg}, got {error['input']!r}")
+            else:  # a rule over several parameters: name them as options
+                for field in model.model_fields:
+                    msg = re.sub(rf"\b{field}\b", option_name(field), msg)
+                problems.append(msg)
+        raise InputError("; ".join(problems)) from None
 
 
 app = RspTyper(
@@ -98,7 +132,8 @@ def yabench(
     check_iri(stream, option="--stream")
     from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 
-    params = YabenchParams(
+    params = validated(
+        YabenchParams,
         stations=stations,
         interval_ms=interval,
         duration_ms=duration,
@@ -135,7 +170,7 @@ def rooms(
     text = file.read_text(encoding="utf-8") if file is not None else str(description)
     from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 
-    params = RoomsParams(description=text, namespace=namespace, stream=stream)
+    params = validated(RoomsParams, description=text, namespace=namespace, stream=stream)
     table, meta = generate_rooms(params, source=file or "<description>")
     _finish(table, meta, out, started, as_json)
 
@@ -208,7 +243,11 @@ def social(
     period: Annotated[
         int,
         typer.Option(
-            metavar="DURATION", parser=duration_ms, help="length of the streams (ms, 5s, 5m, 7d)"
+            "--duration",
+            "--period",
+            metavar="DURATION",
+            parser=duration_ms,
+            help="length of the streams (ms, 5s, 5m, 7d; --period is an older name)",
         ),
     ] = _SOCIAL.period_ms,
     start: Annotated[
@@ -264,29 +303,28 @@ def social(
     """LSBench-like social network: profiles and friendships (static), posts/comments, likes,
     photos with user tags and GPS positions (five streams)."""
     started = time.perf_counter()
-    params = SocialParams.model_validate(
-        {
-            "users": users,
-            "period_ms": period,
-            **({"start": start} if start is not None else {}),
-            "seed": seed,
-            "max_posts_per_week": max_posts_per_week,
-            "max_comments_per_week": max_comments_per_week,
-            "max_likes_per_week": max_likes_per_week,
-            "max_photos_per_week": max_photos_per_week,
-            "max_gps_sessions_per_week": max_gps_sessions_per_week,
-            "gps_users": gps_users,
-            "max_user_tags": max_user_tags,
-            "p_location": p_location,
-            "p_university": p_university,
-            "p_interest": p_interest,
-            "min_friends": min_friends,
-            "max_friends": max_friends,
-            "degree_exponent": degree_exponent,
-            "activity_exponent": activity_exponent,
-            "cities": cities,
-            "stream_prefix": stream_prefix,
-        }
+    params = validated(
+        SocialParams,
+        users=users,
+        period_ms=period,
+        **({"start": start} if start is not None else {}),
+        seed=seed,
+        max_posts_per_week=max_posts_per_week,
+        max_comments_per_week=max_comments_per_week,
+        max_likes_per_week=max_likes_per_week,
+        max_photos_per_week=max_photos_per_week,
+        max_gps_sessions_per_week=max_gps_sessions_per_week,
+        gps_users=gps_users,
+        max_user_tags=max_user_tags,
+        p_location=p_location,
+        p_university=p_university,
+        p_interest=p_interest,
+        min_friends=min_friends,
+        max_friends=max_friends,
+        degree_exponent=degree_exponent,
+        activity_exponent=activity_exponent,
+        cities=cities,
+        stream_prefix=stream_prefix,
     )
     check_iri(stream_prefix + "poststream", option="--stream-prefix")
     _check_outputs(out, static_out)
@@ -341,7 +379,8 @@ def water(
     """Ren et al. 2016 water network: flow observations with tags, a chlorine observation every
     50 messages, static sensor data (label, manufacturer, sector)."""
     started = time.perf_counter()
-    params = WaterParams(
+    params = validated(
+        WaterParams,
         sensors=sensors,
         messages=messages,
         duration_ms=duration,

@@ -10,7 +10,9 @@ from typing import Annotated
 import typer
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
+from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import load_profile
 from rsp_sdk.util.atomic import atomic_path
@@ -27,12 +29,6 @@ class OutFormat(StrEnum):
     CSRBENCH_JSON = "csrbench-json"
 
 
-class Evaluator(StrEnum):
-    AUTO = "auto"
-    OXIGRAPH = "oxigraph"
-    SQL = "sql"
-
-
 @app.command("expected")
 def expected_cmd(
     stream: Annotated[Path, typer.Option("--stream", "-s", help="stream Parquet file")],
@@ -47,9 +43,7 @@ def expected_cmd(
     fmt: Annotated[OutFormat, typer.Option("--format", "-f", help="output format")] = (
         OutFormat.PARQUET
     ),
-    evaluator: Annotated[
-        Evaluator, typer.Option("--evaluator", help="auto (SQL when possible), oxigraph, sql")
-    ] = Evaluator.AUTO,
+    evaluator: EvaluatorOpt = Evaluator.AUTO,
     spark_master: Annotated[
         str | None, typer.Option("--spark-master", help="Spark master URL (default local[*])")
     ] = None,
@@ -58,7 +52,7 @@ def expected_cmd(
     """Compute the expected relations of every candidate t0 in one Spark job."""
     from rsp_sdk.oracle.api import plan_job
     from rsp_sdk.oracle.csrbench_json import write_csrbench
-    from rsp_sdk.oracle.spark import get_spark, stop_spark
+    from rsp_sdk.oracle.spark import stop_spark
     from rsp_sdk.query import load_query
 
     started = time.perf_counter()
@@ -73,18 +67,21 @@ def expected_cmd(
     load_profile(profile)
     if not stream.is_file():
         raise InputError("stream file not found", path=stream, expected="a stream Parquet file")
-    with console.status("starting Spark …", spinner="dots"):
-        spark = get_spark(spark_master)
     try:
-        with console.status("computing the expected output …", spinner="dots"):
+        # plan_job checks the stream and the evaluator, then starts Spark (spark_master)
+        with spark_progress(console, "planning the expected output, starting Spark …") as relabel:
             job = plan_job(
                 stream,
                 spec,
                 profile,
                 t0s=t0,
                 static=static or (),
-                spark=spark,
+                spark_master=spark_master,
                 evaluator=evaluator.value,
+            )
+            relabel(
+                f"expected output of {len(job.t0s):,} t0 classes ({len(job.candidates):,} "
+                f"candidates), evaluator {job.choice.evaluator}"
             )
             table = job.run()
     finally:

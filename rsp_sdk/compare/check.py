@@ -41,6 +41,7 @@ def check_run(
     gracious: bool = False,
     query_name: str | None = None,
     clock: TimestampClock = TimestampClock.APP,
+    evaluator: str = "auto",
 ) -> CheckResult:
     """Judge a run against the oracle: the expected output of ``query`` on ``stream``.
 
@@ -48,8 +49,9 @@ def check_run(
     outputs Parquet); ``stream`` a stream Parquet file or table. The profile is ``profile`` (a
     name, file or ``Profile``) or else the one the run recorded in its ``config.json``. With
     ``metrics=Metrics.YABENCH`` the result also holds the per-window table, with delays
-    measured on the run's ``pushed.parquet`` clock. ``t0`` restricts the candidate t0 (ms). Bad
-    input raises ``InputError`` before Spark starts.
+    measured on the run's ``pushed.parquet`` clock. ``t0`` restricts the candidate t0 (ms).
+    ``evaluator``: the oracle's (``auto``, ``oxigraph``, ``sql``). Bad input raises
+    ``InputError`` before Spark starts.
     """
     from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
     from rsp_sdk.compare.clock import TimeMap
@@ -65,7 +67,14 @@ def check_run(
     spec = load_query(query, params)
     prof = run_profile(run_dir) if profile is None else load_profile(profile)
     r2s = prof.r2s or spec.r2s
-    table = expected(stream, spec, prof, t0s=list(t0) if t0 else None, static=tuple(statics))
+    table = expected(
+        stream,
+        spec,
+        prof,
+        t0s=list(t0) if t0 else None,
+        static=tuple(statics),
+        evaluator=evaluator,
+    )
     pushed = read_pushed(run_dir) if run_dir.is_dir() else None
     time_map = None
     if pushed is not None:  # delays are measured on the run's own push clock

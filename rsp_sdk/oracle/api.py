@@ -19,25 +19,37 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.stream import STREAM_METADATA_KEY, STREAM_SCHEMA, StreamMeta
-from rsp_sdk.oracle.job import Choice, OracleJob
+from rsp_sdk.oracle.job import Choice, OracleJob, choose_evaluator
 from rsp_sdk.oracle.s2r import t0_candidates
 from rsp_sdk.query import load_query
 from rsp_sdk.query.sparql import parse_select
 from rsp_sdk.streams.io import conform, first_decrease, read_meta, read_static, read_stream
 
 
-def _stream(stream: Path | str | pa.Table) -> tuple[pa.Table, int]:
-    """The stream table (sorted, in the stream schema) and its time unit."""
+def _stream(stream: Path | str | pa.Table, time_unit_ms: int | None) -> tuple[pa.Table, int | None]:
+    """The stream table (sorted, in the stream schema) and its time unit (ms).
+
+    The unit is the stream's own (its metadata) or ``time_unit_ms``; a table that carries no
+    metadata has no unit unless one is given (None): the t0 candidates step by the unit, so
+    guessing 1 ms would silently make a 1 s stream's candidates a thousand times too many.
+    """
     if isinstance(stream, pa.Table):
         meta_raw = (stream.schema.metadata or {}).get(STREAM_METADATA_KEY)
-        unit = StreamMeta.from_bytes(meta_raw).time_unit_ms if meta_raw else 1
+        unit = StreamMeta.from_bytes(meta_raw).time_unit_ms if meta_raw else None
         table = conform(stream, STREAM_SCHEMA)
         source: Path | str = "<table>"
     else:
         table = read_stream(stream)
         meta = read_meta(stream)
-        unit = meta.time_unit_ms if meta else 1
+        unit = meta.time_unit_ms if meta else 1  # a foreign Parquet file: ms, as documented
         source = stream
+    if time_unit_ms is not None:
+        if unit is not None and isinstance(stream, pa.Table) and unit != time_unit_ms:
+            raise InputError(
+                f"time_unit_ms={time_unit_ms} contradicts the stream's metadata ({unit} ms)",
+                path=source,
+            )
+        unit = time_unit_ms
     bad = first_decrease(table)
     if bad is not None:
         raise InputError(
@@ -66,17 +78,28 @@ def plan_job(
     evaluator: str = "auto",
     params: Mapping[str, str] | None = None,
     t0_classes: bool = True,
+    time_unit_ms: int | None = None,
+    spark_master: str | None = None,
 ) -> OracleJob:
     """Everything but running: inputs read, reports enumerated, evaluator chosen.
 
     ``t0_classes=False`` evaluates every candidate on its own instead of one per class of
     candidates that see equal window contents (same output, slower: the classes' witness).
+    ``time_unit_ms``: the stream's time unit, needed for a table without stream metadata when
+    the candidates come from the profile (no ``t0s``). Without ``spark``, the process's session
+    is used, started on ``spark_master`` (default ``local[*]``) once every input has been checked.
     """
     from rsp_sdk.oracle.spark import get_spark
 
     spec = load_query(query, params)
     prof = load_profile(profile)
-    table, unit = _stream(stream)
+    table, unit = _stream(stream, time_unit_ms)
+    if t0s is None and unit is None:
+        raise InputError(
+            "the stream table carries no time unit (no rsp_sdk.stream metadata), and the t0 "
+            "candidates step by it",
+            expected="time_unit_ms=… (e.g. 1000 for a stream timed in seconds) or explicit t0s",
+        )
     parsed = parse_select(spec.sparql, path=spec.source, base_iri=spec.base_iri)
     if not spec.variables and parsed.variables:
         # a QuerySpec built by hand may leave the projection to the SPARQL text; without this
@@ -87,9 +110,20 @@ def plan_job(
     candidates = (
         sorted(set(int(t) for t in t0s))
         if t0s is not None
-        else t0_candidates(prof, spec, stream_unit_ms=unit, t_min=t_min)
+        else t0_candidates(prof, spec, stream_unit_ms=unit or 1, t_min=t_min)
     )
-    session = spark if spark is not None else get_spark()
+    static_table = _static(static)
+    # an evaluator that cannot run the query is refused before Spark starts (the job decides
+    # again, on the same inputs: the choice is cheap, pure Python)
+    choose_evaluator(
+        spec,
+        parsed.algebra,
+        prof,
+        prof.r2s_for(spec.r2s),
+        requested=evaluator,
+        has_static=static_table is not None and static_table.num_rows > 0,
+    )
+    session = spark if spark is not None else get_spark(spark_master)
     return OracleJob(
         session,
         table,
@@ -97,7 +131,7 @@ def plan_job(
         parsed.algebra,
         prof,
         candidates,
-        _static(static),
+        static_table,
         evaluator,
         t0_classes=t0_classes,
     )
@@ -112,6 +146,7 @@ def expected(
     static: Iterable[Path | str | pa.Table] = (),
     spark: Any = None,
     evaluator: str = "auto",
+    time_unit_ms: int | None = None,
 ) -> pa.Table:
     """The expected output (EXPECTED_SCHEMA) of every candidate t0, from one Spark job.
 
@@ -119,9 +154,19 @@ def expected(
     ``rsp_sdk.query.load_query`` reads; ``profile``: a Profile, a built-in name or a TOML/JSON
     file; ``t0s``: explicit candidates (default: the profile's t0 policy); ``static``: RDF or
     Parquet files (or tables) loaded into the default graph; ``evaluator``: ``auto``,
-    ``oxigraph`` or ``sql``.
+    ``oxigraph`` or ``sql``; ``time_unit_ms``: the stream's time unit in ms, required for a
+    bare ``pa.Table`` (no stream metadata) unless ``t0s`` are given — the candidates step by it.
     """
-    job = plan_job(stream, query, profile, t0s=t0s, static=static, spark=spark, evaluator=evaluator)
+    job = plan_job(
+        stream,
+        query,
+        profile,
+        t0s=t0s,
+        static=static,
+        spark=spark,
+        evaluator=evaluator,
+        time_unit_ms=time_unit_ms,
+    )
     return job.run()
 
 

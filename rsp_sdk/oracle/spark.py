@@ -4,18 +4,31 @@ The oracle's job is small-to-medium data with many tiny tasks, so shuffles use f
 the UI is off, Spark binds to 127.0.0.1, and Python workers run the same interpreter as the
 driver (pyoxigraph and pyarrow must be importable there). ANSI mode is off on purpose: the
 SPARQL-to-SQL compiler relies on NULL for a failed cast (SPARQL's expression error).
+
+Spark's own log lines (the JVM's start-up warnings, log4j) are not the user's business: the
+JVM's standard error goes to a log file unless ``RSP_VERBOSE`` is set (``rsp --verbose``).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 _LOCK = threading.Lock()
+VERBOSE_ENV = "RSP_VERBOSE"
+
+
+def verbose() -> bool:
+    """Whether Spark's own log lines are shown (``rsp --verbose`` sets ``RSP_VERBOSE=1``)."""
+    return os.environ.get(VERBOSE_ENV, "") not in ("", "0")
 
 
 def get_spark(master: str | None = None, *, partitions: int | None = None) -> Any:
@@ -55,7 +68,8 @@ def get_spark(master: str | None = None, *, partitions: int | None = None) -> An
             .config("spark.driver.memory", os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g"))
         )
         spark = _launch(builder)
-        spark.sparkContext.setLogLevel("ERROR")
+        if not verbose():  # verbose: Spark's own level (WARN), as --verbose promises
+            spark.sparkContext.setLogLevel("ERROR")
         return spark
 
 
@@ -72,13 +86,17 @@ def _launch(builder: Any) -> Any:
     me = psutil.Process()
     before = {p.pid for p in me.children(recursive=True)}
     handler = signal.getsignal(signal.SIGINT)
+    log = _log_path()
     try:
-        spark = builder.getOrCreate()
+        with _jvm_stderr(log):
+            spark = builder.getOrCreate()
     except BaseException:
         for child in me.children(recursive=True):
             if child.pid not in before:
                 with contextlib.suppress(psutil.Error):
                     child.kill()
+        if log is not None and log.exists():  # why Spark did not start is now the user's business
+            sys.stderr.write(log.read_text(errors="replace")[-4000:])
         raise
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint(handler))
@@ -113,6 +131,44 @@ def cancel_jobs() -> None:
     if sc is not None:
         with contextlib.suppress(Exception):
             sc.cancelAllJobs()
+
+
+def _log_path() -> Path | None:
+    """Where the JVM's standard error goes (None: the terminal, in verbose mode)."""
+    if verbose():
+        return None
+    return Path(tempfile.gettempdir()) / f"rsp-sdk-spark-{os.getpid()}.log"
+
+
+@contextlib.contextmanager
+def _jvm_stderr(log: Path | None) -> Iterator[None]:
+    """File descriptor 2 points at ``log`` while the JVM is launched, so the JVM (and the
+    Python workers it starts later) inherit it; the file is removed when the process exits.
+
+    PySpark starts the JVM with the driver's own standard error and offers no hook through
+    ``SparkSession.builder``, hence the descriptor swap; other threads' writes to standard
+    error during the launch (a second or two) land in the log too.
+    """
+    if log is None:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    atexit.register(_remove, log)
+    try:
+        os.dup2(fd, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def stop_spark() -> None:

@@ -196,10 +196,12 @@ def _recent(
     item is taken with probability 1/2, the one before it with 1/4, and so on; -1 where the user
     has no earlier item (or where ``target`` is -1).
     """
+    out = np.full(len(target), -1, np.int64)
+    if not len(owner):  # nobody made an item (a short period, few users): nothing to point at
+        return out
     by_owner = np.lexsort((t_item, owner))
     key = owner[by_owner] * period + t_item[by_owner]
     ptr = np.searchsorted(owner[by_owner], np.arange(users + 1))
-    out = np.full(len(target), -1, np.int64)
     ok = target >= 0
     tgt = target[ok]
     end = np.searchsorted(key, tgt * period + t[ok], side="left")  # first item not before t
