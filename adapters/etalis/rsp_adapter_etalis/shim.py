@@ -153,6 +153,7 @@ class Shim:
     proc: subprocess.Popen[bytes] | None = None
     queries: dict[int, Query] = field(default_factory=dict)
     streams: set[str] = field(default_factory=set)
+    read: set[str] | None = None  # the streams registered queries read; None: every stream
     results: list[dict[str, Any]] = field(default_factory=list)
     terms: dict[str, str] = field(default_factory=dict)
     stamp: int = 0  # CLOCK_MONOTONIC ns at which the current result group's first line arrived
@@ -262,13 +263,33 @@ class Shim:
         ep, within = str(spec["ep_sparql"]), int(spec.get("within_ms") or 0)
         if any(q.name == name for q in self.queries.values()):
             raise DriverError(f"a query named {name} is already registered")
+        read = self._reads(name, spec.get("stream"))
         index = len(self.queries) + 1
         self.request(f"register_query({index}, {quote_atom(ep)}, {within})")
         self.queries[index] = Query(name, index, [str(v) for v in spec["variables"]])
+        self.read = read
+
+    def _reads(self, name: str, stream: object) -> set[str] | None:
+        """The streams fed to ETALIS once query ``name`` (reading ``stream``) is registered.
+
+        ETALIS has one event stream: every query sees every event pushed. A query's window
+        reads one stream, so triples of other streams are kept out (they made a UNION branch
+        fire on another stream's triples); queries on two different streams cannot share it.
+        A bare EP-SPARQL query (no stream named) reads every stream."""
+        if not isinstance(stream, str) or not self.queries:
+            return {stream} if isinstance(stream, str) else None
+        if self.read is None or stream in self.read:
+            return self.read
+        raise DriverError(
+            f"query {name} reads <{stream}>, another query reads <{min(self.read)}>: ETALIS "
+            "has one event stream, so queries on different streams cannot run in one engine"
+        )
 
     def push(self, stream: str, packed: str) -> None:
         if stream not in self.streams:
             raise DriverError(f"stream <{stream}> is not registered")
+        if self.read is not None and stream not in self.read:
+            return  # no query reads it (see _reads)
         events = []
         for number, line in enumerate(packed.splitlines(), 1):
             if not line:
