@@ -236,6 +236,26 @@ def test_rendering_joins_with_and_filters_last_window_in_ms() -> None:
     )
 
 
+def test_shim_reads_static_ntriples_without_pyoxigraph(tmp_path: Path) -> None:
+    """In the engine image the shim has the standard library only: its N-Triples reader gives
+    the terms pyoxigraph gives (the functional static_join cell was rejected on docker with
+    "No module named 'pyoxigraph'"), and names the file and line it cannot read."""
+    import pyoxigraph
+    from rsp_adapter_etalis import shim
+
+    nt = tmp_path / "static.nt"
+    nt.write_text(
+        f"<{EX}r1> <{EX}onFloor> <{EX}f1> .\n# a comment\n\n"
+        f'_:b0 <{EX}name> "salle \\"deux\\""@fr-CA .\n'
+        f'<{EX}r2> <{EX}size> "12.5"^^<http://www.w3.org/2001/XMLSchema#double> .\n'
+    )
+    want = [(str(q.subject), str(q.predicate), str(q.object)) for q in pyoxigraph.parse(path=nt)]
+    assert shim._read_ntriples(str(nt)) == want
+    nt.write_text(f"<{EX}r1> <{EX}onFloor> .\n")
+    with pytest.raises(shim.DriverError, match=r"static.nt:1: expected an N-Triples line"):
+        shim._read_ntriples(str(nt))
+
+
 # ---- the engine --------------------------------------------------------------------------------------
 
 

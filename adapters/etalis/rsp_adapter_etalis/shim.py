@@ -92,6 +92,51 @@ class DriverError(Exception):
     """An error to report to the caller as the engine's message."""
 
 
+_NT_TERM = re.compile(r'\s*(<[^>]*>|_:[^\s.]+|"(?:[^"\\]|\\.)*"(?:@[a-zA-Z0-9-]+|\^\^<[^>]*>)?)')
+
+
+def read_triples(path: str) -> list[tuple[str, str, str]]:
+    """The triples of a static-data file as N-Triples terms: with pyoxigraph where it is
+    installed (any RDF syntax), else — in the engine image, standard library only — an
+    N-Triples reader (the matrix hands static data over as N-Triples; the jtalis driver reads
+    it the same way)."""
+    try:
+        import pyoxigraph
+    except ImportError:
+        return _read_ntriples(path)
+    return [(str(q.subject), str(q.predicate), str(q.object)) for q in pyoxigraph.parse(path=path)]
+
+
+def _read_ntriples(path: str) -> list[tuple[str, str, str]]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            terms, pos = [], 0
+            for _ in range(3):
+                m = _NT_TERM.match(line, pos)
+                if m is None:
+                    break
+                terms.append(m.group(1))
+                pos = m.end()
+            if len(terms) != 3 or line[pos:].strip() != ".":
+                raise DriverError(
+                    f"{path}:{number}: expected an N-Triples line, got {line[:200]!r}"
+                )
+            out.append((terms[0], terms[1], _lower_lang(terms[2])))
+    return out
+
+
+def _lower_lang(term: str) -> str:
+    """Language tags in lower case, as pyoxigraph normalises them (they compare caselessly)."""
+    if term.startswith('"') and not term.endswith('"') and "^^<" not in term[term.rfind('"') :]:
+        cut = term.rfind('"') + 1
+        return term[:cut] + term[cut:].lower()
+    return term
+
+
 def quote_atom(text: str) -> str:
     """``text`` as a quoted Prolog atom (ISO escapes), readable by read_term/2."""
     out = (
@@ -240,11 +285,9 @@ class Shim:
         self.request(f"open({quote_atom(str(self.ep_sparql))}, [{', '.join(options)}])")
 
     def load_static(self, graph_iri: str, path: str) -> int:
-        import pyoxigraph
-
         triples = []
-        for quad in pyoxigraph.parse(path=path):
-            s, p, o = (self._term(str(x)) for x in (quad.subject, quad.predicate, quad.object))
+        for terms in read_triples(path):
+            s, p, o = (self._term(x) for x in terms)
             triples.append(f"s({s},{p},{o})")
         return int(self.request(f"static([{','.join(triples)}])"))
 
