@@ -75,14 +75,17 @@ def csrbench(
     shared_data: Path,
     tmp: Path,
     runtimes: list[str] | None = None,
+    queries: list[str] | None = None,
 ) -> dict[Any, Any]:
-    """Verdicts by query, or by (query, runtime) when ``runtimes`` are given."""
+    """Verdicts by query, or by (query, runtime) when ``runtimes`` are given; ``queries``:
+    those only (default Q1–Q7)."""
     proc = run_rsp(
         rsp_exe,
         "csrbench",
         "-e",
         engine,
         *[arg for r in runtimes or [] for arg in ("-r", r)],
+        *[arg for q in queries or [] for arg in ("-q", q)],
         "--data",
         shared_data / "dellaglio+csrbench-oracle" / "data",
         "-o",
@@ -141,7 +144,8 @@ def test_rsprs_answers_csrbench_as_documented(
 
 
 # ETALIS' verdicts (docs/engines/etalis.md); JTALIS runs the same rules through its Java API
-# and must give the same ones on every runtime that carries it (docs/engines/jtalis.md)
+# and gives the same ones on every runtime that carries it (docs/engines/jtalis.md; Q3 is checked
+# on each runtime below)
 ETALIS_VERDICTS = {
     "q1": ("correct", 0, 15),
     "q2": ("correct", 0, 15),
@@ -166,22 +170,25 @@ def test_etalis_answers_csrbench_as_documented(
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(2400)  # 3 runtimes × 7 queries + 15 oracle judgements: ~15 min on 2 cores
+@pytest.mark.timeout(600)  # 3 runs of ~22 s (JTALIS takes ~1 000 triples/s) + one oracle
 def test_jtalis_gives_etalis_verdicts_on_every_jvm_runtime(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
+    """JTALIS runs ETALIS' rules through its Java API, so what can differ between runtimes is
+    the transport: terms in (the packed batches), results out (InterProlog's terms written back
+    as N-Triples). Q3 exercises both — it projects ?value, a float every runtime must write back
+    as ETALIS does — and is the one query run on every runtime: each JTALIS run costs ~22 s on
+    2 cores (15 188 triples through pushEvent). The full Q1–Q7 table on each runtime is
+    docs/engines/jtalis.md (`rsp csrbench -e jtalis`); Q1, Q2 and Q5 are Q3's join with other
+    windows, which ETALIS' per-observation derivations do not see, Q4 and Q7 are refused by the
+    shared renderer before any runtime is involved, and Q6's missing derivation is ETALIS'."""
     reason = engine_missing("jtalis")
     if reason:
         pytest.skip(reason)
     runtimes = ["jpype", "py4j"] + ([] if docker_unavailable() else ["docker"])
-    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path, runtimes=runtimes)
-    for runtime in runtimes:
-        got = {
-            q: (v["state"], v["t0"], v["relations"])
-            for (q, r), v in verdicts.items()
-            if r == runtime
-        }
-        assert got == ETALIS_VERDICTS, runtime
+    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path, runtimes=runtimes, queries=["q3"])
+    got = {r: (v["state"], v["t0"], v["relations"]) for (_, r), v in verdicts.items()}
+    assert got == {r: ETALIS_VERDICTS["q3"] for r in runtimes}
 
 
 def test_etalis_csrbench_q1_is_correct(

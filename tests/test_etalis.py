@@ -88,8 +88,9 @@ PATTERNS: dict[str, tuple[str, str]] = {
     ),
     "join": (f"SELECT ?u ?l WHERE {{ GRAPH <{W}> {{ ?u :posted ?p . ?p :length ?l }} }}", "same"),
     "join + filter": (
+        # != on IRIs, a variable and a constant: rsp_differ/2 (ETALIS' own != is is/2 arithmetic)
         f"SELECT ?u ?p WHERE {{ GRAPH <{W}> {{ ?u :posted ?p . ?p :length ?l "
-        f"FILTER(?l >= 100 && ?l < 200) }} }}",
+        f"FILTER(?l >= 30 && ?l < 200 && ?u != :u1 && ?u != ?p) }} }}",
         "same",
     ),
     "filter with ||": (
@@ -213,8 +214,33 @@ def test_rendering_joins_with_and_filters_last_window_in_ms() -> None:
         f"{{ ?u <{EX}posted> ?p }}",
     ]
     assert condition == f"( rsp_static(?u, <{EX}knows>, ?f) )"
+    assert out["stream"] == S  # the drivers feed ETALIS this stream's triples only
     numeric = json.loads(render_ep_sparql(pattern_spec("c", PATTERNS["numeric constant"][0])))
     assert numeric["ep_sparql"].endswith("FILTER ( ?_c1 >= 120 && ?_c1 <= 120 )")
+    iris = json.loads(render_ep_sparql(pattern_spec("jf", PATTERNS["join + filter"][0])))
+    assert iris["ep_sparql"].endswith(
+        f"FILTER ( ?l >= 30 && ?l < 200 && rsp_differ(?u, <{EX}u1>) && rsp_differ(?u, ?p) )"
+    )
+
+
+def test_shim_reads_static_ntriples_without_pyoxigraph(tmp_path: Path) -> None:
+    """In the engine image the shim has the standard library only: its N-Triples reader gives
+    the terms pyoxigraph gives (the functional static_join cell was rejected on docker with
+    "No module named 'pyoxigraph'"), and names the file and line it cannot read."""
+    import pyoxigraph
+    from rsp_adapter_etalis import shim
+
+    nt = tmp_path / "static.nt"
+    nt.write_text(
+        f"<{EX}r1> <{EX}onFloor> <{EX}f1> .\n# a comment\n\n"
+        f'_:b0 <{EX}name> "salle \\"deux\\""@fr-CA .\n'
+        f'<{EX}r2> <{EX}size> "12.5"^^<http://www.w3.org/2001/XMLSchema#double> .\n'
+    )
+    want = [(str(q.subject), str(q.predicate), str(q.object)) for q in pyoxigraph.parse(path=nt)]
+    assert shim._read_ntriples(str(nt)) == want
+    nt.write_text(f"<{EX}r1> <{EX}onFloor> .\n")
+    with pytest.raises(shim.DriverError, match=r"static.nt:1: expected an N-Triples line"):
+        shim._read_ntriples(str(nt))
 
 
 # ---- the engine --------------------------------------------------------------------------------------
@@ -237,6 +263,30 @@ def test_patterns_etalis_answers_like_sparql(engine: Any, tmp_path: Path, name: 
     # event-driven: each result comes with the input event that completed it
     stamps = {t for t, *_ in STREAM}
     assert all(ev.t_app_ms in stamps for ev in events)
+
+
+def test_only_the_stream_a_query_reads_reaches_etalis(engine: Any) -> None:
+    """ETALIS has one event stream: the drivers keep the triples of other streams out (a UNION
+    branch fired on another stream's badge reads in the functional suite), and refuse a second
+    query on another stream instead of mixing the two."""
+    body, _ = PATTERNS["union"]
+    spec = pattern_spec("union", body)
+    s = engine()
+    other = f"{EX}other"
+    s.register_stream(other)
+    s.register_query(spec)
+    s.push(other, TripleBatch.from_triples([(50, iri("u9"), iri("likes"), iri("p9"))]))
+    s.push(S, TripleBatch.from_triples(STREAM))
+    got = sorted(tuple(r) for ev in drain(s, quiet_s=0.3) for r in ev.rows)
+    assert got == sparql_answer(spec, False)  # without u9's like on the other stream
+    on_other = spec.model_copy(
+        update={
+            "name": "u2",
+            "windows": [WindowSpec(name=W, stream=other, range_ms=10, step_ms=10)],
+        }
+    )
+    with pytest.raises(EngineError, match="one event stream"):
+        s.register_query(on_other)
 
 
 def test_within_window_drops_matches_spread_wider(engine: Any) -> None:

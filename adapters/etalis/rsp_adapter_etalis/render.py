@@ -20,8 +20,13 @@ triple patterns become a fresh variable plus a numeric equality, because the dri
 numbers as Prolog numbers and ``62`` does not unify with ``62.0``; ``a = b`` is rendered
 ``a >= b && a <= b`` for the same reason.
 
-The rendering is a JSON object ``{"ep_sparql", "variables", "within_ms"}``: the driver compiles
-the window itself (ETALIS' own ``WITHIN`` grammar calls ``trace/0``).
+The rendering is a JSON object ``{"ep_sparql", "variables", "within_ms", "stream"}``: the
+driver compiles the window itself (ETALIS' own ``WITHIN`` grammar calls ``trace/0``) and feeds
+ETALIS' one event stream only the triples of the stream the window reads.
+
+``=`` and ``!=`` between two terms (variables, IRIs, numbers) become ``rsp_same/2`` and
+``rsp_differ/2`` goals (``prolog/rsp_ep_sparql.pl``): ETALIS' own comparison goes through
+``is/2`` and raises on IRIs.
 """
 
 from __future__ import annotations
@@ -139,6 +144,8 @@ class _Renderer:
         name = node.name
         if name == "RelationalExpression":
             op = str(node["op"])
+            if op in ("=", "!=") and self.is_term(node["expr"]) and self.is_term(node["other"]):
+                return self.term_comparison(op, node["expr"], node["other"])
             left, right = self.expr(node["expr"]), self.expr(node["other"])
             if op == "=":
                 return self.numeric_eq(left, right)
@@ -158,6 +165,24 @@ class _Renderer:
         if name == "UnaryMinus":
             return f"(0 - {self.expr(node['expr'])})"
         raise self.fail(f"the FILTER expression {name}")
+
+    @staticmethod
+    def is_term(node: Any) -> bool:
+        """A variable, an IRI or a numeric constant: what ``rsp_same/2`` compares."""
+        from rdflib import Literal, URIRef, Variable
+
+        if isinstance(node, Literal):
+            return (str(node.datatype) if node.datatype else None) in XSD_NUMERIC_TYPES
+        return isinstance(node, Variable | URIRef)
+
+    def term_comparison(self, op: str, left: Any, right: Any) -> str:
+        """``=``/``!=`` of two terms as ``rsp_same``/``rsp_differ`` (prolog/rsp_ep_sparql.pl):
+        ETALIS compiles a relational FILTER to ``A is X, B is Y, A \\= B``, so comparing IRIs
+        raised "is/2: Arithmetic: … is not a function" (the functional suite's self-join with
+        ``FILTER(?a != ?b)``); the two predicates compare numbers by value and anything else as
+        terms, SPARQL's RDFterm-equal for IRIs."""
+        a, b = (self.term(x, in_pattern=False) for x in (left, right))
+        return f"{'rsp_same' if op == '=' else 'rsp_differ'}({a}, {b})"
 
     # ---- patterns -----------------------------------------------------------------------------
 
@@ -287,10 +312,12 @@ class _Renderer:
             "ep_sparql": text,
             "variables": variables,
             "within_ms": spec.windows[0].range_ms,
+            "stream": spec.windows[0].stream,
         }
 
 
 def render_ep_sparql(spec: QuerySpec, engine: str = "etalis") -> str:
-    """The rendering the driver registers: JSON with the EP-SPARQL text, the projected variables
-    and the WITHIN window in milliseconds."""
+    """The rendering the driver registers: JSON with the EP-SPARQL text, the projected variables,
+    the WITHIN window in milliseconds and the stream the window reads (ETALIS has one event
+    stream, so the drivers keep other streams' triples out of it)."""
     return json.dumps(_Renderer(spec, engine).render(), ensure_ascii=False)

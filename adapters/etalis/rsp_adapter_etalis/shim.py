@@ -92,6 +92,51 @@ class DriverError(Exception):
     """An error to report to the caller as the engine's message."""
 
 
+_NT_TERM = re.compile(r'\s*(<[^>]*>|_:[^\s.]+|"(?:[^"\\]|\\.)*"(?:@[a-zA-Z0-9-]+|\^\^<[^>]*>)?)')
+
+
+def read_triples(path: str) -> list[tuple[str, str, str]]:
+    """The triples of a static-data file as N-Triples terms: with pyoxigraph where it is
+    installed (any RDF syntax), else — in the engine image, standard library only — an
+    N-Triples reader (the matrix hands static data over as N-Triples; the jtalis driver reads
+    it the same way)."""
+    try:
+        import pyoxigraph
+    except ImportError:
+        return _read_ntriples(path)
+    return [(str(q.subject), str(q.predicate), str(q.object)) for q in pyoxigraph.parse(path=path)]
+
+
+def _read_ntriples(path: str) -> list[tuple[str, str, str]]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            terms, pos = [], 0
+            for _ in range(3):
+                m = _NT_TERM.match(line, pos)
+                if m is None:
+                    break
+                terms.append(m.group(1))
+                pos = m.end()
+            if len(terms) != 3 or line[pos:].strip() != ".":
+                raise DriverError(
+                    f"{path}:{number}: expected an N-Triples line, got {line[:200]!r}"
+                )
+            out.append((terms[0], terms[1], _lower_lang(terms[2])))
+    return out
+
+
+def _lower_lang(term: str) -> str:
+    """Language tags in lower case, as pyoxigraph normalises them (they compare caselessly)."""
+    if term.startswith('"') and not term.endswith('"') and "^^<" not in term[term.rfind('"') :]:
+        cut = term.rfind('"') + 1
+        return term[:cut] + term[cut:].lower()
+    return term
+
+
 def quote_atom(text: str) -> str:
     """``text`` as a quoted Prolog atom (ISO escapes), readable by read_term/2."""
     out = (
@@ -153,6 +198,7 @@ class Shim:
     proc: subprocess.Popen[bytes] | None = None
     queries: dict[int, Query] = field(default_factory=dict)
     streams: set[str] = field(default_factory=set)
+    read: set[str] | None = None  # the streams registered queries read; None: every stream
     results: list[dict[str, Any]] = field(default_factory=list)
     terms: dict[str, str] = field(default_factory=dict)
     stamp: int = 0  # CLOCK_MONOTONIC ns at which the current result group's first line arrived
@@ -239,11 +285,9 @@ class Shim:
         self.request(f"open({quote_atom(str(self.ep_sparql))}, [{', '.join(options)}])")
 
     def load_static(self, graph_iri: str, path: str) -> int:
-        import pyoxigraph
-
         triples = []
-        for quad in pyoxigraph.parse(path=path):
-            s, p, o = (self._term(str(x)) for x in (quad.subject, quad.predicate, quad.object))
+        for terms in read_triples(path):
+            s, p, o = (self._term(x) for x in terms)
             triples.append(f"s({s},{p},{o})")
         return int(self.request(f"static([{','.join(triples)}])"))
 
@@ -262,13 +306,33 @@ class Shim:
         ep, within = str(spec["ep_sparql"]), int(spec.get("within_ms") or 0)
         if any(q.name == name for q in self.queries.values()):
             raise DriverError(f"a query named {name} is already registered")
+        read = self._reads(name, spec.get("stream"))
         index = len(self.queries) + 1
         self.request(f"register_query({index}, {quote_atom(ep)}, {within})")
         self.queries[index] = Query(name, index, [str(v) for v in spec["variables"]])
+        self.read = read
+
+    def _reads(self, name: str, stream: object) -> set[str] | None:
+        """The streams fed to ETALIS once query ``name`` (reading ``stream``) is registered.
+
+        ETALIS has one event stream: every query sees every event pushed. A query's window
+        reads one stream, so triples of other streams are kept out (they made a UNION branch
+        fire on another stream's triples); queries on two different streams cannot share it.
+        A bare EP-SPARQL query (no stream named) reads every stream."""
+        if not isinstance(stream, str) or not self.queries:
+            return {stream} if isinstance(stream, str) else None
+        if self.read is None or stream in self.read:
+            return self.read
+        raise DriverError(
+            f"query {name} reads <{stream}>, another query reads <{min(self.read)}>: ETALIS "
+            "has one event stream, so queries on different streams cannot run in one engine"
+        )
 
     def push(self, stream: str, packed: str) -> None:
         if stream not in self.streams:
             raise DriverError(f"stream <{stream}> is not registered")
+        if self.read is not None and stream not in self.read:
+            return  # no query reads it (see _reads)
         events = []
         for number, line in enumerate(packed.splitlines(), 1):
             if not line:

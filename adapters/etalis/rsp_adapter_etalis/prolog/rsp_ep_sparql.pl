@@ -8,6 +8,7 @@
 %   rsp_register_query(Index, Text, W) compile an EP-SPARQL SELECT into rules deriving
 %                                      rsp_result(Index, Values); W > 0: WITHIN W (ms)
 %   rsp_add_static(Triples, N)         assert s(S,P,O) facts as rsp_static/3 (FILTER conditions)
+%   rsp_same(A, B), rsp_differ(A, B)   FILTER = and != of two terms (the renderer's, see below)
 %   rsp_stats(Payload)                 Prolog memory and ETALIS' partial matches, key=value text
 %   rsp_row(Values, Row)               the values as tab-separated N-Triples terms
 %   rsp_error_text(Error, Text)        an exception as SWI-Prolog prints it, on one line
@@ -72,6 +73,14 @@ rsp_register_query(Index, Text, Within) :-
 rsp_add_static(Triples, N) :-
     forall(member(s(S, P, O), Triples), assertz(rsp_static(S, P, O))),
     length(Triples, N).
+
+% FILTER(?a = ?b) / FILTER(?a != ?b): ETALIS compiles a relational FILTER to `A is X, B is Y`
+% and then the comparison, so an IRI (an atom) raises "is/2: Arithmetic: ... is not a function".
+% The renderer writes a comparison of two terms as these goals: numbers by value (62 = 62.0),
+% anything else as terms (RDFterm-equal for IRIs, blank nodes and literals).
+rsp_same(A, B) :- number(A), number(B), !, A =:= B.
+rsp_same(A, B) :- A == B.
+rsp_differ(A, B) :- \+ rsp_same(A, B).
 
 rsp_stats(Payload) :-
     statistics(globalused, G),

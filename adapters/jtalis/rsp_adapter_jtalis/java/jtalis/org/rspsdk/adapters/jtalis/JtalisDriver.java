@@ -11,9 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.rspsdk.bridge.EngineDriver;
@@ -48,6 +50,8 @@ public final class JtalisDriver implements EngineDriver {
   private ResultBuffer results;
   private final Map<String, Boolean> streams = new HashMap<>();
   private final Map<Integer, Query> queries = new HashMap<>();
+  // the streams registered queries read (null: every stream); see reads()
+  private Set<String> read;
   private final Map<String, String> terms = new HashMap<>();
   private final Output output = new Output();
   private long seq;
@@ -157,10 +161,28 @@ public final class JtalisDriver implements EngineDriver {
     String ep = String.valueOf(spec.get("ep_sparql"));
     long within = spec.get("within_ms") instanceof Number n ? n.longValue() : 0L;
     List<?> vars = spec.get("variables") instanceof List<?> l ? l : List.of();
+    Set<String> reads = reads(name, spec.get("stream"));
     int index = queries.size() + 1;
     call("rsp_register_query(" + index + ", " + PrologTerms.quote(ep) + ", " + within + ")");
     String[] names = vars.stream().map(String::valueOf).toArray(String[]::new);
     queries.put(index, new Query(name, names));
+    read = reads;
+  }
+
+  /**
+   * The streams fed to ETALIS once query {@code name} (reading {@code stream}) is registered, as
+   * the etalis shim does: ETALIS has one event stream, so the triples of streams no query reads
+   * are kept out (they made a UNION branch fire on another stream's triples), and queries on two
+   * different streams cannot share it. A bare EP-SPARQL query (no stream named) reads them all.
+   */
+  private Set<String> reads(String name, Object stream) {
+    if (!(stream instanceof String s)) return null;
+    if (queries.isEmpty()) return new HashSet<>(Set.of(s));
+    if (read == null || read.contains(s)) return read;
+    throw new IllegalArgumentException(
+        "query " + name + " reads <" + s + ">, another query reads <" + read.iterator().next()
+            + ">: ETALIS has one event stream, so queries on different streams cannot run in "
+            + "one engine");
   }
 
   private static List<String> selectVars(String epSparql) {
@@ -176,6 +198,7 @@ public final class JtalisDriver implements EngineDriver {
     if (!streams.containsKey(streamIri)) {
       throw new IllegalArgumentException("stream " + streamIri + " is not registered");
     }
+    if (read != null && !read.contains(streamIri)) return; // no query reads it (see reads())
     long started = System.nanoTime();
     final int[] line = {0};
     Packed.forEach(
