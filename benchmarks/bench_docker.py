@@ -8,8 +8,9 @@ JVM in the engine's image instead of a host subprocess.
   next to it. Needs the base image (``rsp images build``); the fixture image is built here.
 
 ``runtime.docker.programs``: the programs the docker runtime carries in their pinned images
-(rsp-js on Debian's Node 18, ETALIS on Debian's SWI-Prolog + python3) against the same adapter on
-the host (``subprocess``: the host's Node and swipl), CSRBench's 15 188 triples with Q1 as in
+(rsp-js on Debian's Node 18, rsp-rs's driver binary on the base image, ETALIS on Debian's
+SWI-Prolog + python3) against the same adapter on
+the host (``subprocess``: the host's Node, binary and swipl), CSRBench's 15 188 triples with Q1 as in
 ``engines.rspjs``/``engines.etalis``, interleaved three times, best rate of each; target
 docker ≥ 0.8 × subprocess. The 1-minute load average is printed with each ratio.
 """
@@ -135,6 +136,7 @@ def docker_programs() -> list[Result]:
 
     from rsp_adapter_etalis import EtalisAdapter
     from rsp_adapter_rspjs import RspJsAdapter
+    from rsp_adapter_rsprs import RspRsAdapter
 
     from benchmarks.bench_engines import _inputs, _through_adapter
     from rsp_sdk.images import docker_unavailable
@@ -145,7 +147,7 @@ def docker_programs() -> list[Result]:
     table, batches, spec = _inputs()
     n = table.num_rows
     out: list[Result] = []
-    for adapter in (RspJsAdapter(), EtalisAdapter()):
+    for adapter in (RspJsAdapter(), RspRsAdapter(), EtalisAdapter()):
         missing = adapter.missing_artifacts()
         if missing:
             out.append(Result(f"{adapter.name}: docker", 0, "skipped", note="; ".join(missing)))
