@@ -149,6 +149,9 @@ def docker_programs() -> list[Result]:
     out: list[Result] = []
     for adapter in (RspJsAdapter(), RspRsAdapter(), EtalisAdapter()):
         missing = adapter.missing_artifacts()
+        if not missing:  # the host peer needs the host's interpreter
+            host_missing = adapter.driver().host_missing
+            missing = [host_missing] if host_missing else []
         if missing:
             out.append(Result(f"{adapter.name}: docker", 0, "skipped", note="; ".join(missing)))
             continue

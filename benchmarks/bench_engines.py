@@ -291,13 +291,13 @@ def reply(proc: subprocess.Popen[bytes]) -> bytes:
 @bench("engines.etalis")
 def etalis() -> list[Result]:
     from rsp_adapter_etalis import EtalisAdapter
-    from rsp_adapter_etalis.adapter import ep_sparql_file, swipl_executable
+    from rsp_adapter_etalis.adapter import NO_SWIPL, ep_sparql_file, find_swipl, swipl_executable
     from rsp_adapter_etalis.shim import DRIVER_PL, prolog_term, quote_atom
 
     from rsp_sdk.engine import ProvisionCache
 
     adapter = EtalisAdapter()
-    missing = adapter.missing_artifacts()
+    missing = adapter.missing_artifacts() + ([] if find_swipl() else [NO_SWIPL])
     if missing:
         return [Result("engines.etalis", 0, "skipped", note="; ".join(missing))]
     table, batches, spec = _inputs()

@@ -152,6 +152,8 @@ class SubprocessRuntime:
     def launch(self, spec: DriverSpec, workdir: Path, *, log_dir: Path) -> SubprocessChannel:
         if not isinstance(spec, ProcessDriver):
             raise TypeError(f"the subprocess runtime carries programs, not {spec.kind!r} drivers")
+        if spec.host_missing:
+            raise EngineError("start", spec.host_missing)
         workdir.mkdir(parents=True, exist_ok=True)
         log_path = log_dir / "engine.log"
         try:
