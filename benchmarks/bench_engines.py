@@ -172,14 +172,12 @@ SG1_DURATION_MS = 30_000
 RSPRS_ROUNDS = 2  # adapter, direct, adapter, direct (ABAB); best of each
 
 
-def _sg1_inputs():  # type: ignore[no-untyped-def]
+def _sg1_inputs(stations: int = SG1_STATIONS):  # type: ignore[no-untyped-def]
     from benchmarks.bench_jvm_engines import _spec
     from rsp_sdk.engine.batch import fixed_bounds, pack_lines, slice_batches
     from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 
-    params = YabenchParams(
-        stations=SG1_STATIONS, interval_ms=1000, duration_ms=SG1_DURATION_MS, seed=1
-    )
+    params = YabenchParams(stations=stations, interval_ms=1000, duration_ms=SG1_DURATION_MS, seed=1)
     table, _ = generate_yabench(params)
     batches = slice_batches(
         pack_lines(table), table["t_app_ms"], fixed_bounds(table.num_rows, 10_000)
