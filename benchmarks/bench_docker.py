@@ -8,9 +8,11 @@ JVM in the engine's image instead of a host subprocess.
   next to it. Needs the base image (``rsp images build``); the fixture image is built here.
 
 ``runtime.docker.programs``: the programs the docker runtime carries in their pinned images
-(rsp-js on Debian's Node 18, ETALIS on Debian's SWI-Prolog + python3) against the same adapter on
-the host (``subprocess``: the host's Node and swipl), CSRBench's 15 188 triples with Q1 as in
-``engines.rspjs``/``engines.etalis``, interleaved three times, best rate of each; target
+(rsp-js on Debian's Node 18, rsp-rs's driver binary on the base image, ETALIS on Debian's
+SWI-Prolog + python3) against the same adapter on
+the host (``subprocess``: the host's Node, binary and swipl), CSRBench's 15 188 triples with Q1 as in
+``engines.rspjs``/``engines.etalis`` (rsp-rs, which does that in 0.2 s: YABench SG1 at 1 000
+stations, 210 000 triples), interleaved three times, best rate of each; target
 docker ≥ 0.8 × subprocess. The 1-minute load average is printed with each ratio.
 """
 
@@ -30,6 +32,7 @@ sys.path.insert(0, str(REPO))
 PASSES = 5
 LAUNCHES = 5
 ROUNDS = 3
+RSPRS_STATIONS = 1_000
 
 
 @bench("runtime.docker")
@@ -135,18 +138,27 @@ def docker_programs() -> list[Result]:
 
     from rsp_adapter_etalis import EtalisAdapter
     from rsp_adapter_rspjs import RspJsAdapter
+    from rsp_adapter_rsprs import RspRsAdapter
 
-    from benchmarks.bench_engines import _inputs, _through_adapter
+    from benchmarks.bench_engines import _inputs, _sg1_inputs, _through_adapter
     from rsp_sdk.images import docker_unavailable
 
     reason = docker_unavailable()
     if reason:
         raise RuntimeError(reason)
-    table, batches, spec = _inputs()
-    n = table.num_rows
+    table, csrbench_batches, csrbench_spec = _inputs()
+    # rsp-rs does CSRBench in ~0.2 s, too short to time: SG1 at 1 000 stations (210 000 triples)
+    sg1_n, sg1_batches, sg1_spec = _sg1_inputs(RSPRS_STATIONS)
     out: list[Result] = []
-    for adapter in (RspJsAdapter(), EtalisAdapter()):
+    for adapter in (RspJsAdapter(), RspRsAdapter(), EtalisAdapter()):
+        sg1 = adapter.name == "rsprs"
+        n = sg1_n if sg1 else table.num_rows
+        batches, spec = (sg1_batches, sg1_spec) if sg1 else (csrbench_batches, csrbench_spec)
+        what = f"SG1 {RSPRS_STATIONS} stations" if sg1 else "CSRBench Q1"
         missing = adapter.missing_artifacts()
+        if not missing:  # the host peer needs the host's interpreter
+            host_missing = adapter.driver().host_missing
+            missing = [host_missing] if host_missing else []
         if missing:
             out.append(Result(f"{adapter.name}: docker", 0, "skipped", note="; ".join(missing)))
             continue
@@ -160,8 +172,8 @@ def docker_programs() -> list[Result]:
                     rates[runtime].append(n / seconds)
                     loads.append(os.getloadavg()[0])
         host, docker = max(rates["subprocess"]), max(rates["docker"])
-        out.append(Result(f"{adapter.name}@subprocess: CSRBench Q1 (best of 3)", host, "triples/s"))
-        out.append(Result(f"{adapter.name}@docker: CSRBench Q1 (best of 3)", docker, "triples/s"))
+        out.append(Result(f"{adapter.name}@subprocess: {what} (best of 3)", host, "triples/s"))
+        out.append(Result(f"{adapter.name}@docker: {what} (best of 3)", docker, "triples/s"))
         out.append(
             Result(
                 f"{adapter.name}: docker / subprocess throughput",

@@ -43,13 +43,14 @@ TOOLS = {
 ENGINE_TOOLS = {"rspjs": ("node",), "etalis": ("swipl",), "jtalis": ("swipl", "javac")}
 
 
-def engine_missing(name: str) -> str | None:
+def engine_missing(name: str, *, host: bool = True) -> str | None:
     """Why engine ``name`` cannot run here (None: it can), naming the exact prerequisite: a
     program not on PATH, else what ``adapter.missing_artifacts()`` lists, each with the
-    command that adds it. The one provisioning check of every engine test's skip."""
+    command that adds it. The one provisioning check of every engine test's skip.
+    ``host=False``: the engine in its image (docker runtime), which needs no host program."""
     from rsp_sdk.engine.registry import get_adapter
 
-    for tool in ENGINE_TOOLS.get(name, ()):
+    for tool in ENGINE_TOOLS.get(name, ()) if host else ():
         if shutil.which(tool) is None:
             return f"{tool} is not on PATH: engine {name} needs {TOOLS[tool]}"
     missing = get_adapter(name).missing_artifacts()

@@ -23,8 +23,9 @@ from rsp_sdk.engine import EngineSession, ProvisionCache, TripleBatch, Unsupport
 from rsp_sdk.engine.provision import MissingArtifact
 from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
-from rsp_sdk.runtime.base import EngineError
+from rsp_sdk.runtime.base import EngineError, ProcessDriver
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
+from tests.fixtures.hostpath import hide_host_programs
 from tests.real_engines import engine_missing
 
 etalis = pytest.importorskip(
@@ -376,8 +377,31 @@ class TestEtalisConformance(AdapterConformance):
     scenario = Scenario(triples=6_000, span_ms=3_000, batch_size=2_000)
 
     @pytest.fixture
-    def rsp_cache(self, etalis_ready: None) -> Any:
+    def rsp_cache(self, rsp_runtime_name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+        """On docker the kit runs with no ``swipl`` on PATH: the image brings its own."""
+        docker = rsp_runtime_name == "docker"
+        reason = engine_missing("etalis", host=not docker)
+        if reason:
+            pytest.skip(reason)
+        if docker:
+            hide_host_programs(monkeypatch, "swipl", env_vars=("RSP_SWIPL",))
         return None
+
+
+def test_without_swipl_the_host_runtime_refuses_and_points_to_docker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    reason = engine_missing("etalis", host=False)
+    if reason:
+        pytest.skip(reason)
+    hide_host_programs(monkeypatch, "swipl", env_vars=("RSP_SWIPL",))
+    adapter = EtalisAdapter()
+    assert adapter.missing_artifacts() == []  # provisioned: docker can run it
+    driver = adapter.driver()
+    assert isinstance(driver, ProcessDriver) and driver.image is not None
+    with pytest.raises(EngineError, match=r"`swipl` is not on PATH.*-r docker"):
+        get_runtime("subprocess").launch(driver, tmp_path / "w", log_dir=tmp_path)
+    assert not (tmp_path / "w").exists()
 
 
 def test_engines_add_records_the_folder_and_names_what_is_wrong(

@@ -22,8 +22,9 @@ from rsp_sdk.engine.provision import MissingArtifact
 from rsp_sdk.model.profile import R2S
 from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
-from rsp_sdk.runtime.base import EngineError
+from rsp_sdk.runtime.base import EngineError, ProcessDriver
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
+from tests.fixtures.hostpath import hide_host_programs
 from tests.real_engines import engine_missing
 
 rspjs = pytest.importorskip(
@@ -106,8 +107,29 @@ class TestRspJsConformance(AdapterConformance):
     scenario = RSPJS_SCENARIO
 
     @pytest.fixture
-    def rsp_cache(self, rspjs_ready: None) -> Any:
+    def rsp_cache(self, rsp_runtime_name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+        """On docker the kit runs with no ``node`` on PATH: the image brings its own Node."""
+        docker = rsp_runtime_name == "docker"
+        reason = engine_missing("rspjs", host=not docker)
+        if reason:
+            pytest.skip(reason)
+        if docker:
+            hide_host_programs(monkeypatch, "node", "npm", env_vars=("RSP_NODE",))
         return None
+
+
+def test_without_node_the_host_runtime_refuses_and_points_to_docker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    reason = engine_missing("rspjs", host=False)
+    if reason:
+        pytest.skip(reason)
+    hide_host_programs(monkeypatch, "node", env_vars=("RSP_NODE",))
+    driver = RspJsAdapter().driver()
+    assert isinstance(driver, ProcessDriver) and driver.image is not None
+    with pytest.raises(EngineError, match=r"`node` is not on PATH.*-r docker"):
+        get_runtime("subprocess").launch(driver, tmp_path / "w", log_dir=tmp_path)
+    assert not (tmp_path / "w").exists()
 
 
 # ---- rendering ------------------------------------------------------------------------------------

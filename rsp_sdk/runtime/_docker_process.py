@@ -137,8 +137,12 @@ class DockerProcessChannel(ContainerOwner, SubprocessChannel):
 
     runtime_name = "docker"
 
-    def __init__(self, host: ContainerHost, log_path: Path, workdir: Path) -> None:
-        SubprocessChannel.__init__(self, AttachedProcess(host, log_path), log_path)
+    def __init__(
+        self, host: ContainerHost, log_path: Path, workdir: Path, *, raw_push: bool = False
+    ) -> None:
+        SubprocessChannel.__init__(
+            self, AttachedProcess(host, log_path), log_path, raw_push=raw_push
+        )
         self._own(host, workdir)
 
     def call(self, verb: str, *args: Any, timeout: float | None = None) -> Any:
@@ -189,7 +193,7 @@ def launch_process(
             log.write(
                 f"[rsp] container {host.short_id} of {image.tag} ({image.image_id})\n".encode()
             )
-        channel = DockerProcessChannel(host, log_path, workdir)
+        channel = DockerProcessChannel(host, log_path, workdir, raw_push=spec.raw_push)
     except BaseException:
         if host is not None:
             host.remove()

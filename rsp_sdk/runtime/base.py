@@ -154,7 +154,13 @@ class ProcessDriver(BaseModel):
     """A program speaking the JSON-lines protocol on stdin/stdout (Node, SWI-Prolog, Python).
 
     ``argv``/``env``/``cwd`` start it on the host (``subprocess`` runtime); ``image``, when the
-    adapter declares one, lets the ``docker`` runtime run it in a pinned image instead."""
+    adapter declares one, lets the ``docker`` runtime run it in a pinned image instead.
+    ``host_missing`` says what the host lacks to start it (e.g. no ``node`` on PATH): the
+    subprocess runtime refuses with that message, while the image, which carries its own
+    interpreter, still runs — so a machine with Docker needs no Node or SWI-Prolog.
+    ``raw_push``: the program reads each batch raw after a ``push_raw`` request line instead of
+    inside the JSON (``rsp_sdk.runtime.subprocess``), for engines fast enough that JSON-escaping
+    the batches would be a visible share of their time."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -163,6 +169,8 @@ class ProcessDriver(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     cwd: Path | None = None
     image: ProcessImage | None = None
+    host_missing: str | None = None
+    raw_push: bool = False
 
 
 DriverSpec = JvmDriver | ProcessDriver

@@ -25,14 +25,23 @@ from rsp_sdk.runtime.base import IMAGE_FILES, DriverSpec, ImageFile, ProcessDriv
 HERE = Path(__file__).resolve().parent
 
 
+NO_SWIPL = (
+    "ETALIS runs on SWI-Prolog: `swipl` is not on PATH (Debian: apt-get install "
+    "swi-prolog-nox; or set RSP_SWIPL to the swipl executable; or run it with -r docker, whose "
+    "image has its own SWI-Prolog)"
+)
+
+
+def find_swipl() -> str | None:
+    """``$RSP_SWIPL`` or ``swipl`` on PATH, if any."""
+    return os.environ.get("RSP_SWIPL") or shutil.which("swipl")
+
+
 def swipl_executable() -> str:
     """``$RSP_SWIPL`` or ``swipl`` on PATH."""
-    swipl = os.environ.get("RSP_SWIPL") or shutil.which("swipl")
+    swipl = find_swipl()
     if not swipl:
-        raise MissingArtifact(
-            "ETALIS runs on SWI-Prolog: `swipl` is not on PATH (Debian: apt-get install "
-            "swi-prolog-nox; or set RSP_SWIPL to the swipl executable)"
-        )
+        raise MissingArtifact(NO_SWIPL)
     return swipl
 
 
@@ -62,12 +71,6 @@ class EtalisAdapter(BaseAdapter):
     def render(self, query: QuerySpec) -> str:
         return render_ep_sparql(query, self.name)
 
-    def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:
-        missing = super().missing_artifacts(cache)
-        if not (os.environ.get("RSP_SWIPL") or shutil.which("swipl")):
-            missing.append("swipl (Debian: apt-get install swi-prolog-nox)")
-        return missing
-
     def driver(self, cache: ProvisionCache | None = None) -> DriverSpec:
         manifest = self.manifest()
         assert manifest is not None
@@ -75,10 +78,12 @@ class EtalisAdapter(BaseAdapter):
         cache.require(manifest)
         root = cache.engine_dir(manifest.name) / "artifacts" / manifest.artifacts[0].file
         ep_sparql = ep_sparql_file(root)
+        swipl = find_swipl()  # only the subprocess runtime needs it: the image has its own
         return ProcessDriver(
             argv=[sys.executable, "-u", "-m", "rsp_adapter_etalis.shim"],
-            env={"RSP_SWIPL": swipl_executable(), "RSP_ETALIS_EP_SPARQL": str(ep_sparql)},
+            env={"RSP_SWIPL": swipl or "swipl", "RSP_ETALIS_EP_SPARQL": str(ep_sparql)},
             image=self._image(ep_sparql, cache),
+            host_missing=None if swipl else NO_SWIPL,
         )
 
     def _image(self, ep_sparql: Path, cache: ProvisionCache) -> ProcessImage:

@@ -65,14 +65,23 @@ CAPABILITIES = Capabilities.of(
 )
 
 
+NO_NODE = (
+    "rsp-js needs Node.js 18+ on the host: `node` is not on PATH (Debian: apt-get install "
+    "nodejs npm; or set RSP_NODE to the node executable; or run it with -r docker, whose image "
+    "has its own Node)"
+)
+
+
+def find_node() -> str | None:
+    """``$RSP_NODE`` or ``node`` on PATH, if any."""
+    return os.environ.get("RSP_NODE") or shutil.which("node")
+
+
 def node_executable() -> str:
     """``$RSP_NODE`` or ``node`` on PATH."""
-    node = os.environ.get("RSP_NODE") or shutil.which("node")
+    node = find_node()
     if not node:
-        raise RspError(
-            "rsp-js needs Node.js 18+: `node` is not on PATH (Debian: apt-get install nodejs "
-            "npm; or set RSP_NODE to the node executable)"
-        )
+        raise RspError(NO_NODE)
     return node
 
 
@@ -94,10 +103,12 @@ class RspJsAdapter(BaseAdapter):
         cache = cache or ProvisionCache()
         cache.require(manifest)
         modules = cache.npm_modules(manifest)
+        node = find_node()  # only the subprocess runtime needs it: the image has its own Node
         return ProcessDriver(
-            argv=[node_executable(), str(DRIVER_JS)],
+            argv=[node or "node", str(DRIVER_JS)],
             env={"NODE_PATH": str(modules)},
             image=self._image(modules),
+            host_missing=None if node else NO_NODE,
         )
 
     def _image(self, modules: Path) -> ProcessImage:

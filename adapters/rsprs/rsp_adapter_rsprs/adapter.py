@@ -77,7 +77,8 @@ class RspRsAdapter(BaseAdapter):
         cache = cache or ProvisionCache()
         cache.require(manifest)
         binary = cache.cargo_binary(manifest)
-        return ProcessDriver(argv=[str(binary)], image=self._image(binary))
+        # raw_push: batches go to the driver as bytes after the request line, not inside JSON
+        return ProcessDriver(argv=[str(binary)], image=self._image(binary), raw_push=True)
 
     def _image(self, binary: Path) -> ProcessImage:
         """The driver binary cargo built on this host, copied into the pinned base image.
