@@ -149,13 +149,15 @@ def judge(
     run_dir: Path,
     *,
     expected: pa.Table | None = None,
+    representative_of: dict[int, int] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
 
     A thin caller of ``rsp_sdk.compare.judge.judge_run`` with the oracle's own t0 candidates for
     that profile: `rsp oracle check --profile <the adapter's profile>` gives the same verdict.
     ``expected``: the oracle's output for (stream, spec, profile), when the caller already has
-    it (the matrix computes it once and reuses it across cells)."""
+    it (the matrix computes it once and reuses it across cells); ``representative_of``: it
+    holds the t0 class representatives only (see ``judge_run``)."""
     from rsp_sdk.compare.answers import load_answers
     from rsp_sdk.compare.judge import judge_run
 
@@ -165,7 +167,14 @@ def judge(
 
         expected = oracle_expected(stream, spec, profile)
     actual = load_answers(run_dir)
-    result = judge_run(expected, actual, profile, profile.r2s or spec.r2s, query=spec.name)
+    result = judge_run(
+        expected,
+        actual,
+        profile,
+        profile.r2s or spec.r2s,
+        query=spec.name,
+        representative_of=representative_of,
+    )
     return result.state.value, result.model_dump(mode="json")
 
 

@@ -9,19 +9,23 @@ cheap), and the Spark oracle's class path against its own per-t0 path (``t0_clas
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import HealthCheck, given, settings
 
 from rsp_sdk.compare.csrbench import t0_ranges_text, verdict
+from rsp_sdk.compare.judge import Metrics, judge_run
 from rsp_sdk.compare.relations import expected_relations, result_relations
-from rsp_sdk.model.profile import ReportPolicy, T0Policy
+from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy
 from rsp_sdk.model.stream import STREAM_METADATA_KEY, StreamMeta
 from rsp_sdk.oracle import plan_job, s2r
 from rsp_sdk.oracle.job import window_masks
+from rsp_sdk.query import parse_rspql
 from tests.compare_tables import expected_table, result_table, s
 from tests.oracle_support import profile, query, rooms, spark
 from tests.test_oracle_reference import Case, canonical, cases, diff, reference
@@ -177,3 +181,52 @@ def test_shared_keys_name_existing_keys_with_the_same_contents() -> None:
     before = s2r.triples_in_scope(geom, *(reports.column(c).to_numpy() for c in ("kc", "kb", "kr")))
     after = s2r.triples_in_scope(geom, *(shared.column(c).to_numpy() for c in ("kc", "kb", "kr")))
     assert (before == after).all() and (after == reports.column("n").to_numpy()).all()
+
+
+def _answer_of(table: pa.Table, t0: int) -> pa.Table:
+    """The oracle's expected relations of candidate ``t0`` as an engine's answer."""
+    rows = table.filter(pc.equal(table.column("t0_ms"), t0)).to_pylist()
+    by_seq: dict[int, list[Any]] = {}
+    for row in rows:
+        rel = by_seq.setdefault(row["seq"], [])
+        if row["binding"] is not None:
+            rel.append(json.loads(row["binding"]))
+    return result_table([by_seq[k] for k in sorted(by_seq)])
+
+
+def test_judging_on_class_representatives_equals_judging_on_every_candidate(spark: Any) -> None:
+    """The matrix keeps only the representatives' rows (the full table is rows × class size:
+    18 GB on a 10 k-triple YABench join) and judges with ``representative_of``: verdict, t0,
+    the t0 ranges, candidates, divergence and YABench window metrics must be what the full
+    table gives, for an answer matching a non-representative member and a wrong one."""
+    text = query("?m ?r", "?m ex:detectedAt ?r", "PT2S", "PT1S", r2s="ISTREAM")
+    prof = profile(ReportPolicy.WINDOW_CLOSE, t0=T0Policy(step_ms=10, span="window"))
+    stream = rooms(SIX)
+    full = plan_job(stream, parse_rspql(text), prof, spark=spark).run()
+    reps, classes = plan_job(stream, parse_rspql(text), prof, spark=spark).run_classes()
+    assert reps.num_rows < full.num_rows
+    rep_of = dict(zip(classes.candidates.tolist(), classes.representative.tolist(), strict=True))
+    member = next(t for t, r in rep_of.items() if t != r and r > 0)
+    wrong = result_table([s("nobody")], query="q")
+    judged = []
+    for answer in (_answer_of(full, member), wrong):
+        times = stream.column("t_app_ms").to_pylist()
+        want, have = (
+            judge_run(
+                table,
+                answer,
+                prof,
+                R2S.ISTREAM,
+                metrics=Metrics.YABENCH,
+                event_times=times,
+                representative_of=mapping,
+            ).model_dump(mode="json")
+            for table, mapping in ((full, None), (reps, rep_of))
+        )
+        assert have == want
+        judged.append(have)
+    right, bad = judged
+    assert right["correct"] and any(a <= member <= b for a, b in right["verdict"]["t0_ranges"])
+    assert right["yabench"]["windows"]
+    assert not bad["correct"] and bad["verdict"]["divergence"]
+    assert right["verdict"]["candidates"] == sorted(set(full.column("t0_ms").to_pylist()))

@@ -243,6 +243,36 @@ def same_expectation(expected: Mapping[int, RelationStream], t0: int) -> list[tu
     return runs
 
 
+def over_classes(
+    v: CsrbenchVerdict,
+    expected: Mapping[int, RelationStream],
+    representative_of: Mapping[int, int],
+) -> CsrbenchVerdict:
+    """``v``, judged on the oracle's class representatives only, stated for every candidate.
+
+    The oracle's t0 classes (``rsp_sdk.oracle.s2r.T0Classes``) expect the same relations, so a
+    time-blind verdict over the representatives (each the smallest member of its class) is the
+    verdict over all candidates: the first matching candidate is a representative. What changes
+    is the candidates tried and the t0 ranges where the verdict holds: every member of every
+    representative expecting what the matching one expects.
+    """
+    # as the full table: a candidate expecting no row at all is not one the verdict tried
+    candidates = [t for t in sorted(representative_of) if representative_of[t] in expected]
+    if v.t0 is None:
+        return v.model_copy(update={"candidates": candidates})
+    same = {a for lo, hi in same_expectation(expected, v.t0) for a in expected if lo <= a <= hi}
+    runs: list[tuple[int, int]] = []
+    previous_in = False
+    for t in candidates:
+        inside = representative_of[t] in same
+        if inside and previous_in:
+            runs[-1] = (runs[-1][0], t)
+        elif inside:
+            runs.append((t, t))
+        previous_in = inside
+    return v.model_copy(update={"candidates": candidates, "t0_ranges": runs})
+
+
 def t0_set_text(ranges: Sequence[tuple[int, int]]) -> str:
     """``[1000, 1999] ∪ {3000}``: the candidates where a time-blind verdict holds."""
     return " ∪ ".join(f"{{{a}}}" if a == b else f"[{a}, {b}]" for a, b in ranges)

@@ -11,14 +11,20 @@ when none did, the one that matched longest: the engine's most plausible start).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 import pyarrow as pa
 from pydantic import BaseModel, Field
 
 from rsp_sdk.compare.clock import TimeMap
-from rsp_sdk.compare.csrbench import CsrbenchVerdict, Divergence, splits_allowed, verdict
+from rsp_sdk.compare.csrbench import (
+    CsrbenchVerdict,
+    Divergence,
+    over_classes,
+    splits_allowed,
+    verdict,
+)
 from rsp_sdk.compare.relations import expected_relations, result_relations
 from rsp_sdk.compare.vocab import Metrics as Metrics
 from rsp_sdk.compare.yabench import Gracious, YabenchReport, window_metrics
@@ -76,17 +82,23 @@ def judge_run(
     time_map: TimeMap | None = None,
     event_times: Sequence[int] | None = None,
     gracious: Gracious | None = None,
+    representative_of: Mapping[int, int] | None = None,
 ) -> CheckResult:
     """Judge ``actual`` (RESULT_SCHEMA) against ``expected`` (EXPECTED_SCHEMA, all t0s).
 
     ``query`` picks one query out of a multi-query run (the expected table is not filtered by
     it: its query name comes from the query file). ``t0`` forces the t0 of the per-window
-    metrics.
+    metrics. ``representative_of``: ``expected`` holds only the oracle's t0 class
+    representatives (``rsp_sdk.oracle.plan_job(...).run_classes()``), and this maps every
+    candidate to its class's representative; the verdict is stated for every candidate, and
+    per-window metrics need a representative ``t0`` (the verdict's own always is one).
     """
     exp = expected_relations(expected, source="<expected>")
     act = result_relations(actual, query=query, source="<answers>")
     allow = splits_allowed(profile, r2s)
     v = verdict(exp, act, allow_split=allow)
+    if representative_of is not None:
+        v = over_classes(v, exp, representative_of)
     report = None
     if metrics is Metrics.YABENCH:
         chosen = t0 if t0 is not None else v.t0

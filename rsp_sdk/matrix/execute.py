@@ -290,10 +290,10 @@ def _judge(
     if INTERRUPT.is_set():
         raise KeyboardInterrupt
     try:
-        expected, _ = oracle.expected(
+        expected, _, classes = oracle.expected(
             stream.path, stream.sha256, spec, adapter.profile, stream.static
         )
-        verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected)
+        verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
         out["verdict"] = VERDICTS[verdict]
         with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
             tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
@@ -305,7 +305,8 @@ def _judge(
             first = spec  # with instances: the first one's windows (they all see one stream)
             if cell.instances > 1:
                 first = spec.model_copy(update={"name": f"{spec.name}_1"})
-            out.update(_yabench(cell, first, adapter, stream, run_dir, expected, detail.get("t0")))
+            t0 = detail.get("t0")
+            out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
     except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
         if INTERRUPT.is_set():  # the Spark job was cancelled by Ctrl-C: not a finding
             raise KeyboardInterrupt from exc
@@ -321,6 +322,7 @@ def _judge_instances(
     stream: PreparedStream,
     run_dir: Path,
     expected: Any,
+    classes: dict[int, int] | None,
 ) -> tuple[str, dict[str, Any]]:
     """The verdict of the query, or with the concurrency axis of every instance: the cell is
     correct only if each instance is; the first instance that is not decides the detail, and
@@ -329,11 +331,16 @@ def _judge_instances(
     from rsp_sdk.run.runner import instance_names
 
     if cell.instances == 1:
-        return judge(stream.path, spec, adapter, run_dir, expected=expected)
+        return judge(
+            stream.path, spec, adapter, run_dir, expected=expected, representative_of=classes
+        )
     each = []
     for name in instance_names(spec.name, cell.instances):
         renamed = spec.model_copy(update={"name": name})
-        each.append((name, *judge(stream.path, renamed, adapter, run_dir, expected=expected)))
+        judged = judge(
+            stream.path, renamed, adapter, run_dir, expected=expected, representative_of=classes
+        )
+        each.append((name, *judged))
     with atomic_path(run_dir / "instances.json") as tmp:
         listing = [{"query": n, "verdict": v, "t0": d.get("t0")} for n, v, d in each]
         tmp.write_text(json.dumps(listing, indent=2) + "\n", encoding="utf-8")
@@ -349,6 +356,7 @@ def _yabench(
     run_dir: Path,
     expected: Any,
     t0: int | None,
+    classes: dict[int, int] | None,
 ) -> dict[str, Any]:
     """YABench precision / recall / delay per window (windows.parquet) and overall; with the
     query axis's ``gracious``, the gracious scores too (the same run judged both ways)."""
@@ -383,6 +391,7 @@ def _yabench(
         time_map=time_map,
         event_times=pc.unique(table.column("t_app_ms")).to_pylist(),
         gracious=grace,
+        representative_of=classes,
     )
     report = result.yabench
     if report is None:
