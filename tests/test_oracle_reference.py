@@ -576,6 +576,8 @@ def test_reference_t0_candidates() -> None:
     window = profile(RP.WINDOW_CLOSE, t0={"span": "window", "step_ms": 500})
     assert t0_candidates(slide, spec, t_min=1700, unit_ms=1000) == [1000]
     assert t0_candidates(window, spec, t_min=1700, unit_ms=1000) == [1500, 2000, 2500, 3000, 3500]
+    grid = profile(RP.WINDOW_CLOSE, t0={"first_ms": 0, "lead": "range_minus_step"})
+    assert t0_candidates(grid, spec, t_min=1700, unit_ms=1000) == [-1000]  # rsp-js: [−1 s, 1 s)
 
 
 @pytest.mark.parametrize("backend", ["rdflib", "oxigraph"])

@@ -220,7 +220,8 @@ def test_probe_recovers_the_rspjs_profile() -> None:
         F.R2S: "rstream",
         F.EMPTY_RELATIONS: "false",
     }
-    # windows at multiples of STEP from 0 (docs/engines/rspjs.md), declared as first_ms = 0
+    # windows closing at multiples of STEP from 0, the first ones partial (docs/engines/rspjs.md),
+    # declared as first_ms = 0 with the ω − β lead
     assert fp.differences == []
     assert inferred_profile(fp).t0 == adapter.profile.t0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rsp_sdk.model.profile import Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.profile import Profile, ReportPolicy, T0Lead, T0Policy, Tick
 from rsp_sdk.oracle import s2r
 from rsp_sdk.streams.importers.n3t import read_n3t
 
@@ -226,6 +226,9 @@ def test_t0_candidates() -> None:
     assert s2r.t0_candidates(window, q, stream_unit_ms=1000, t_min=0) == list(range(0, 6000, 1000))
     fixed = profile(WC, t0=T0Policy(first_ms=-3000, step_ms=500))
     assert s2r.t0_candidates(fixed, q, stream_unit_ms=1000, t_min=0) == [-3000, -2500, -2000, -1500]
+    # a fixed grid whose windows open before it (rsp-js): the first closes at first_ms + β
+    grid = profile(WC, t0=T0Policy(first_ms=0, lead=T0Lead.RANGE_MINUS_STEP))
+    assert s2r.t0_candidates(grid, q, stream_unit_ms=1000, t_min=3400) == [-3000, -2000]
     first = q.model_copy(update={"first_t0_ms": 100})
     assert s2r.t0_candidates(slide, first, stream_unit_ms=1000, t_min=0) == [100, 1100]
 

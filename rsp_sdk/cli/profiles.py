@@ -71,11 +71,8 @@ def show(
     t.add_row("event-driven", str(p.event_driven))
     t.add_row("time unit", f"{p.time_unit_ms} ms")
     t.add_row("period", f"{p.period_ms} ms" if p.period_ms else "-")
-    first = (
-        p.t0.first_ms
-        if p.t0.first_ms is not None
-        else "query / stream" + (" − (ω − β)" if p.t0.lead is T0Lead.RANGE_MINUS_STEP else "")
-    )
+    lead = " − (ω − β)" if p.t0.lead is T0Lead.RANGE_MINUS_STEP else ""
+    first = f"{p.t0.first_ms}{lead}" if p.t0.first_ms is not None else f"query / stream{lead}"
     step = f"{p.t0.step_ms} ms" if p.t0.step_ms else "stream time unit"
     t.add_row("t0 candidates", f"from {first}, step {step}, across one {p.t0.span}")
     console.print(t)

@@ -91,7 +91,9 @@ class T0Policy(BaseModel):
     ``lead = range_minus_step`` states that an engine's windows may open before its data: a query
     registered before its stream starts has windows that already hold the first triple while
     they are partial, so t0 lies up to ω − β before the first triple (C-SPARQL reports those
-    partial windows). The data-derived first candidate is then ⌊(t_min − (ω − β)) / step⌋ · step.
+    partial windows). The data-derived first candidate is then ⌊(t_min − (ω − β)) / step⌋ · step,
+    and a fixed ``first_ms`` becomes ``first_ms − (ω − β)``: windows on a grid from ``first_ms``
+    whose first closes at ``first_ms + β`` (rsp-js opens [β − ω, β) at registration).
     """
 
     model_config = ConfigDict(frozen=True)

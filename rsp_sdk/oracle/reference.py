@@ -16,9 +16,9 @@ ISWC 2013) and its published oracle apply them. ω is the RANGE of the query's f
 * **t0 candidates** (``t0_candidates``). t0, the opening of the first window, depends on when
   the engine registered the query, so every candidate is enumerated: from ``first`` (the
   profile's ``T0Policy.first_ms``, else the query's ``first_t0_ms``, else the stream's first
-  timestamp rounded down to the step) in steps of ``T0Policy.step_ms`` (else the stream's time
-  unit) over one slide [first, first + β) — SECRET — or one window [first, first + ω] — the
-  CSRBench oracle (``span = "window"``).
+  timestamp rounded down to the step; ``lead`` moves the profile's or the stream's back) in
+  steps of ``T0Policy.step_ms`` (else the stream's time unit) over one slide [first, first + β)
+  — SECRET — or one window [first, first + ω] — the CSRBench oracle (``span = "window"``).
 * **Windows.** Window i ≥ 0 has the scope [o_i, o_i + ω) with o_i = o_0 + iβ. o_0 = t0, except
   for window-close reports under ``span = "window"``, where the CSRBench oracle's placement
   applies: o_0 = t0 if t0 < ω, else t0 + β − ω.
@@ -114,13 +114,14 @@ class Report:
 
 def t0_first(profile: Profile, query: QuerySpec, *, t_min: int, step: int) -> int:
     """The first t0 candidate."""
+    # SECRET: a query registered before its stream starts has windows that already hold the
+    # first triple while they are partial — its first window opens ω − β before the data (or
+    # before the profile's fixed grid)
+    lead = query.range_ms - query.slide_ms if profile.t0.lead == "range_minus_step" else 0
     if profile.t0.first_ms is not None:
-        return profile.t0.first_ms
+        return profile.t0.first_ms - max(0, lead)
     if query.first_t0_ms is not None:
         return query.first_t0_ms
-    # SECRET: a query registered before its stream starts has windows that already hold the
-    # first triple while they are partial — its first window opens ω − β before the data
-    lead = query.range_ms - query.slide_ms if profile.t0.lead == "range_minus_step" else 0
     return ((t_min - max(0, lead)) // step) * step
 
 

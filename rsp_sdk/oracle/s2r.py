@@ -97,20 +97,21 @@ def t0_candidates(
     """Candidate t0 values: from the first candidate in steps across one slide (or one window).
 
     The first candidate is the profile's ``first_ms``, else the query's, else the first triple's
-    time moved back by the profile's lead (ω − β for engines whose windows open before the data)
-    and floored to the step. The step is the profile's, else the *stream's* time unit: a profile
-    counting time in ms (ETALIS) over CSRBench's one-graph-per-second data would otherwise ask
-    for 10,000 candidates per 10 s slide, all but ten of them equivalent.
+    time floored to the step; the profile's lead (ω − β for engines whose windows open before the
+    data) moves the profile's ``first_ms`` or the data-derived one back. The step is the
+    profile's, else the *stream's* time unit: a profile counting time in ms (ETALIS) over
+    CSRBench's one-graph-per-second data would otherwise ask for 10,000 candidates per 10 s
+    slide, all but ten of them equivalent.
     """
     step = profile.t0.step_ms or stream_unit_ms or 1
-    if profile.t0.first_ms is not None:
-        first = profile.t0.first_ms
+    lead = 0
+    if profile.t0.lead is T0Lead.RANGE_MINUS_STEP:
+        lead = max(0, query.range_ms - query.slide_ms)
+    if profile.t0.first_ms is not None:  # windows on a fixed grid, opened ω − β before it
+        first = profile.t0.first_ms - lead
     elif query.first_t0_ms is not None:
         first = query.first_t0_ms
     else:
-        lead = 0
-        if profile.t0.lead is T0Lead.RANGE_MINUS_STEP:
-            lead = max(0, query.range_ms - query.slide_ms)
         first = ((t_min - lead) // step) * step
     if profile.t0.span == "window":
         last = first + query.range_ms  # inclusive, as the CSRBench oracle

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Lead, T0Policy, Tick
 from rsp_sdk.probe.model import FieldName, Finding, Fingerprint
 from rsp_sdk.util.atomic import atomic_path
 
@@ -66,12 +66,13 @@ def _r2s(found: str | None, declared: Profile) -> R2S | None:
 
 
 def _t0(fp: Fingerprint) -> T0Policy:
-    """Windows at multiples of STEP from 0 that open before the data → ``first_ms = 0`` (as
-    rsp-js declares); windows anchored at the first element → the default enumeration (from the
-    first element); anything else keeps the declared policy."""
+    """Windows on the grid of STEP from 0 that open before the data → ``first_ms = 0`` with the
+    ω − β lead: they close at multiples of STEP and the first ones are partial (as rsp-js
+    declares); windows anchored at the first element → the default enumeration (from the first
+    element); anything else keeps the declared policy."""
     span, phase = fp.value(FieldName.T0), fp.value(FieldName.T0_PHASE)
     if span == "before-data" and phase == "zero":
-        return T0Policy(first_ms=0)
+        return T0Policy(first_ms=0, lead=T0Lead.RANGE_MINUS_STEP)
     if span == "at-data" and phase == "first-element":
         return T0Policy()
     return fp.declared.t0

@@ -17,7 +17,7 @@ from rsp_adapter_rspjs.render import render_rspjs
 from rsp_sdk.engine import BaseAdapter, Capabilities, Feature, ProvisionCache
 from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.errors import RspError
-from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Policy, Tick
+from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, T0Lead, T0Policy, Tick
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.runtime.base import IMAGE_FILES, DriverSpec, ImageFile, ProcessDriver, ProcessImage
 
@@ -27,18 +27,22 @@ DRIVER_JS = HERE / "node" / "driver.js"
 # A window [o, c) is evaluated when the first element with a timestamp > c arrives (so only once
 # time moves on, never on a timer), only if it holds triples; an evaluation without bindings
 # emits nothing; every evaluation is the whole result (Rstream, whatever REGISTER says). Windows
-# open at multiples of STEP counted from 0 (its windows' start_time), so t0 = 0 for the first
-# window when RANGE is a multiple of STEP.
+# close at multiples of STEP counted from 0 (its windows' start_time) and scope() also creates
+# the ones that opened before 0, so a sliding window's first report is [STEP − RANGE, STEP):
+# t0 = −(RANGE − STEP), 0 for a tumbling window.
 PROFILE = Profile(
     name="rspjs",
     description="rsp-js 1.3.5: window close (on the next later element) + non-empty "
-    "content, time-driven, Rstream, no empty relations, windows aligned to STEP from 0",
+    "content, time-driven, Rstream, no empty relations, windows closing at multiples of STEP "
+    "from STEP (the first ones partial)",
     report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
     tick=Tick.TIME_DRIVEN,
     r2s=R2S.RSTREAM,
     emits_empty_relations=False,
     time_unit_ms=1,
-    t0=T0Policy(first_ms=0, span="slide"),
+    # windows [kβ − ω, kβ) for k ≥ 1: scope() opens the first at −ω at registration, so a sliding
+    # window's first report holds only the data of [0, β) (docs/engines/rspjs.md)
+    t0=T0Policy(first_ms=0, span="slide", lead=T0Lead.RANGE_MINUS_STEP),
 )
 
 # Comunica evaluates the SPARQL 1.1 body; the limits are rsp-js's own: SELECT only, Rstream only,
