@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
@@ -247,7 +248,10 @@ class OracleJob:
             size = -(-table.num_rows // parts) if table.num_rows else 1
             for k in range(parts):
                 pq.write_table(table.slice(k * size, size), folder / f"part-{k}.parquet")
-            hit = self._scans[name] = self.spark.read.parquet(str(folder))
+            # the schema given, the reader plans from the files' paths alone: without it a
+            # Spark job reads a footer to infer it (60–400 ms a call, most of a small job)
+            schema = from_arrow_schema(table.schema)
+            hit = self._scans[name] = self.spark.read.schema(schema).parquet(str(folder))
         df: DataFrame = hit
         return df
 
@@ -313,6 +317,16 @@ class OracleJob:
             else:
                 columns.append(self.terms.decode(pc.list_element(ids, k)))
         return bindings_from_columns(columns, list(self.query.variables))
+
+    def _distinct_df(self, columns: list[str]) -> DataFrame:
+        """Distinct report columns as a DataFrame, deduplicated on the driver: the reports are
+        already there, and a ``distinct`` in Spark is one more shuffle stage (and, under
+        adaptive execution, one more job) in every query that reads them."""
+        return self._df(self.reports.select(columns).group_by(columns).aggregate([]))
+
+    def _keys(self) -> DataFrame:
+        """(kc, kb, kr) of every content key some report needs."""
+        return self._distinct_df(["kc", "kb", "kr"])
 
     def _residues(self) -> list[int]:
         """The residues mod β of the closes some report needs."""
@@ -423,7 +437,7 @@ class OracleJob:
         rows = self._encoded(self._relevant_rows()).select(columns)
         return bool(rows.group_by(columns).aggregate([]).num_rows < rows.num_rows)
 
-    def _relations_prejoined(self, events: DataFrame) -> pa.Table:
+    def _relations_prejoined(self) -> pa.Table:
         """The compiled query joined once over the single window's rows, then keyed.
 
         Each element enters the join once rather than once per window containing it (ω/β
@@ -437,9 +451,8 @@ class OracleJob:
             distinct=self._repeats(["s", "p", "o"]),
         )
         compiled = compile_plan(self.choice.plan, self.terms.id_of, prejoin=pre)
-        keys = events.select("kc", "kb", "kr").distinct()
         out = self._run_sql(
-            compiled, content=self._window_content(), keys=keys, static=self._static_df()
+            compiled, content=self._window_content(), keys=self._keys(), static=self._static_df()
         ).toArrow()
         return self._keyed_bindings(out, compiled)
 
@@ -453,7 +466,7 @@ class OracleJob:
             }
         )
 
-    def _relations_sql(self, elems: DataFrame, events: DataFrame) -> pa.Table:
+    def _relations_sql(self) -> pa.Table:
         """The compiled query over the keyed content, materialised once.
 
         Every triple pattern scans the same keyed content; persisting it (and counting it, so
@@ -462,9 +475,10 @@ class OracleJob:
         """
         assert self.choice.plan is not None
         if len(self.query.windows) == 1:
-            return self._relations_prejoined(events)
+            return self._relations_prejoined()
         keyed = (
-            elems.join(F.broadcast(events.select("kc", "kb", "kr")), "kc")
+            self._keyed_elements(self._rows())
+            .join(F.broadcast(self._keys()), "kc")
             .where((F.col("t") < F.col("kb")) & (F.col("idx") <= F.col("kr")))
             .select("kc", "kb", "kr", "w", "s", "p", "o")
         )
@@ -476,13 +490,12 @@ class OracleJob:
         content = content.persist()
         self._persisted.append(content)
         content.count()
-        keys = events.select("kc", "kb", "kr").distinct()
         compiled = compile_plan(self.choice.plan, self.terms.id_of)
         out = self._run_sql(
             compiled,
             content=content,
             content_any=content,
-            keys=keys,
+            keys=self._keys(),
             static=self._static_df(),
         ).toArrow()
         return self._keyed_bindings(out, compiled)
@@ -556,10 +569,10 @@ class OracleJob:
 
         Its cached DataFrames and Parquet files are dropped by ``run``/``run_classes``, which
         own the job from first scan to last action."""
-        events = self._df(self.reports.select(["kc", "kb", "kr", "kbb", "krb"])).distinct()
-        elems = self._keyed_elements(self._rows())
         if self.choice.evaluator == "sql":
-            return self._relations_sql(elems, events)
+            return self._relations_sql()
+        events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
+        elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
