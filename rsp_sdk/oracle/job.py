@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,10 @@ from rsp_sdk.oracle.r2r.oxigraph import (
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
 from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
+from rsp_sdk.oracle.spark import without_adaptive
+
+# below this many relevant elements, adaptive execution's re-planning costs more than it saves
+SMALL_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -283,12 +288,17 @@ class OracleJob:
 
     def _static_df(self) -> DataFrame:
         if self.static is None:
-            df: DataFrame = self.spark.createDataFrame([], "s bigint, p bigint, o bigint")
+            df: DataFrame = self.spark.sql(
+                "SELECT CAST(NULL AS BIGINT) AS s, CAST(NULL AS BIGINT) AS p, "
+                "CAST(NULL AS BIGINT) AS o WHERE false"
+            )
             return df
         return self._df(self._encoded(self.static).select(["s", "p", "o"]))
 
     def _run_sql(self, compiled: CompiledQuery, **views: DataFrame) -> DataFrame:
         sql = compiled.sql
+        if "{static}" in sql:  # built only when read: one DataFrame less per query
+            views["static"] = self._static_df()
         if "{num}" in sql:
             literals = self._df(self.terms.literals())
             views["num"] = self._raw_sql(value_table_sql(), literals=literals)
@@ -426,7 +436,7 @@ class OracleJob:
         if inner is None or ReportPolicy.CONTENT_CHANGE not in self.profile.report:
             return None
         compiled = compile_plan(inner, self.terms.id_of, temporal=True, omega=self.geom.omega)
-        matches = self._run_sql(compiled, content=self._window_content(), static=self._static_df())
+        matches = self._run_sql(compiled, content=self._window_content())
         col, unit = self._event_key()
         ek = F.col(col) if unit is None else F.ceil(F.col(col) / F.lit(unit)).cast("long") * unit
         keys = matches.select(ek.alias("ek")).distinct().toArrow()
@@ -451,9 +461,7 @@ class OracleJob:
             distinct=self._repeats(["s", "p", "o"]),
         )
         compiled = compile_plan(self.choice.plan, self.terms.id_of, prejoin=pre)
-        out = self._run_sql(
-            compiled, content=self._window_content(), keys=self._keys(), static=self._static_df()
-        ).toArrow()
+        out = self._run_sql(compiled, content=self._window_content(), keys=self._keys()).toArrow()
         return self._keyed_bindings(out, compiled)
 
     def _keyed_bindings(self, out: pa.Table, compiled: CompiledQuery) -> pa.Table:
@@ -496,7 +504,6 @@ class OracleJob:
             content=content,
             content_any=content,
             keys=self._keys(),
-            static=self._static_df(),
         ).toArrow()
         return self._keyed_bindings(out, compiled)
 
@@ -511,9 +518,7 @@ class OracleJob:
         assert self.choice.plan is not None
         geom = self.geom
         compiled = compile_plan(self.choice.plan, self.terms.id_of, temporal=True, omega=geom.omega)
-        matches = self._run_sql(
-            compiled, content=self._window_content(), static=self._static_df()
-        ).toArrow()
+        matches = self._run_sql(compiled, content=self._window_content()).toArrow()
         empty = pa.table(
             {
                 "t0": pa.array([], pa.int64()),
@@ -590,7 +595,9 @@ class OracleJob:
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
         try:
-            return self._finish(self.classes.expand(self._emitted()), self.all_reports)
+            with self._plans():
+                emitted = self._emitted()
+            return self._finish(self.classes.expand(emitted), self.all_reports)
         finally:
             self._cleanup()
 
@@ -604,9 +611,17 @@ class OracleJob:
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table(), self.classes
         try:
-            return self._finish(self._emitted(), self.reports), self.classes
+            with self._plans():
+                emitted = self._emitted()
+            return self._finish(emitted, self.reports), self.classes
         finally:
             self._cleanup()
+
+    def _plans(self) -> AbstractContextManager[None]:
+        """Small inputs are planned without adaptive execution (``without_adaptive``)."""
+        if self._relevant_rows().num_rows < SMALL_ROWS:
+            return without_adaptive(self.spark)
+        return nullcontext()
 
     def _emitted(self) -> pa.Table:
         """(t0, rank, binding) emitted at each report of each class representative."""
