@@ -4,7 +4,8 @@ Printed, never asserted. Targets (issue 17, "Small inputs"): a 6-triple stream w
 t0 candidates ≤ 1 s warm; CSRBench Q1–Q7 × 3 profiles, all t0, ≤ 20 s including Spark start;
 the 350-triple YABench WindowFactoryTest stream with all 60,001 t0 candidates ≤ 2 s warm.
 "Before" is the same oracle evaluating every candidate on its own (``t0_classes=False``), in the
-same process, after the same warm-up: the ratio is before / after.
+same process, after the same warm-up: the ratio is before / after (``RSP_BENCH_ORACLE_BEFORE=0``
+leaves the "before" runs out: they take minutes).
 """
 
 from __future__ import annotations
