@@ -37,19 +37,25 @@ def main(argv: list[str]) -> int:
             console.print(
                 escape(
                     f"  {r.name}: {r.value:,.3f} {r.unit}"
-                    + (f"  (target {r.target}, ratio {r.ratio:.2f})" if r.ratio else "")
+                    + (
+                        f"  (target {r.target}, measured {r.value:,.3f} {r.unit}, "
+                        f"{'met' if r.ratio >= 1 else 'NOT met'}, ratio {r.ratio:.2f})"
+                        if r.ratio is not None and r.target
+                        else (f"  (ratio {r.ratio:.2f})" if r.ratio is not None else "")
+                    )
                     + (f"  {r.note}" if r.note else "")
                 )
             )
         rows.extend(out)
         console.print(f"  [dim]{time.perf_counter() - started:.1f} s[/]")
     table = Table(title="benchmarks")
-    for col in ("benchmark", "value", "unit", "target", "ratio", "note"):
+    for col in ("benchmark", "value", "unit", "target", "ratio", "met", "note"):
         table.add_column(col, justify="right" if col in ("value", "ratio") else "left")
     for r in rows:
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}"
         style = "" if r.ratio is None else ("green" if r.ratio >= 1 else "red")
-        cells = (r.name, f"{r.value:,.3f}", r.unit, r.target, ratio, r.note)
+        met = "" if r.ratio is None or not r.target else ("met" if r.ratio >= 1 else "NOT met")
+        cells = (r.name, f"{r.value:,.3f}", r.unit, r.target, ratio, met, r.note)
         table.add_row(*(escape(c) for c in cells), style=style)  # names hold "[sql]"
     console.print(table)
     return 1 if failed else 0

@@ -4,11 +4,13 @@ Printed, never asserted. Targets (issue 17, "Small inputs"): a 6-triple stream w
 t0 candidates ≤ 1 s warm; CSRBench Q1–Q7 × 3 profiles, all t0, ≤ 20 s including Spark start;
 the 350-triple YABench WindowFactoryTest stream with all 60,001 t0 candidates ≤ 2 s warm.
 "Before" is the same oracle evaluating every candidate on its own (``t0_classes=False``), in the
-same process, after the same warm-up: the ratio is before / after.
+same process, after the same warm-up: the ratio is before / after (``RSP_BENCH_ORACLE_BEFORE=0``
+leaves the "before" runs out: they take minutes).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -33,6 +35,8 @@ ROOMS = (
 )
 SIX = "0: m1@r1; 300: m2@r2; 700: m3@r1; 1200: m4@r2; 1500: m5@r1; 1900: m6@r3"
 # every millisecond a candidate, over one window (the CSRBench oracle's enumeration)
+# RSP_BENCH_ORACLE_BEFORE=0 leaves out the per-candidate "before" runs (minutes on CSRBench)
+BEFORE = os.environ.get("RSP_BENCH_ORACLE_BEFORE", "1") != "0"
 EVERY_MS = Profile(
     name="window-close-every-ms",
     report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
@@ -54,8 +58,7 @@ def _before_after(
     """Warm both paths once, then time the class path and the per-t0 path."""
     run(True)
     after, (cands, classes, rows) = _timed(lambda: run(True))
-    before, (_, _, rows_before) = _timed(lambda: run(False))
-    return [
+    out = [
         Result(
             f"{label}: all t0, one evaluation per class (warm)",
             after,
@@ -63,7 +66,13 @@ def _before_after(
             target,
             limit / after,
             f"{cands:,} candidates in {classes:,} classes, {rows:,} rows",
-        ),
+        )
+    ]
+    if not BEFORE:
+        return out
+    before, (_, _, rows_before) = _timed(lambda: run(False))
+    return [
+        *out,
         Result(
             f"{label}: all t0, every candidate on its own (warm, before)",
             before,
@@ -157,7 +166,7 @@ def _csrbench_all_t0(spark: Any, spark_s: float) -> list[Result]:
     for n in range(1, 8):
         q = load_query(f"{props}#srb.query{n}").with_window(WINDOWS[n], SLIDES[n])
         for name in ("csparql", "cqels", "sparqlstream"):
-            for grouped in (True, False):
+            for grouped in (True, False) if BEFORE else (True,):
                 job = plan_job(stream, q, name, spark=spark, t0_classes=grouped)
                 took, _ = _timed(job.run)
                 totals[grouped] += took
@@ -165,15 +174,20 @@ def _csrbench_all_t0(spark: Any, spark_s: float) -> list[Result]:
                     counts[0] += len(job.candidates)
                     counts[1] += len(job.t0s)
     after = totals[True] + spark_s
-    return [
+    out = [
         Result(
             "CSRBench 21 runs, all t0, Spark start included",
             after,
             "s",
             "≤ 20 s",
             20 / after,
-            f"{counts[0]} candidates in {counts[1]} classes",
-        ),
+            f"{counts[0]} candidates in {counts[1]} classes; Spark start {spark_s:.1f} s",
+        )
+    ]
+    if not BEFORE:
+        return out
+    return [
+        *out,
         Result(
             "CSRBench 21 runs, every candidate on its own (before), Spark start included",
             totals[False] + spark_s,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
@@ -49,6 +51,10 @@ from rsp_sdk.oracle.r2r.oxigraph import (
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
 from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
+from rsp_sdk.oracle.spark import without_adaptive
+
+# below this many relevant elements, adaptive execution's re-planning costs more than it saves
+SMALL_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -247,7 +253,10 @@ class OracleJob:
             size = -(-table.num_rows // parts) if table.num_rows else 1
             for k in range(parts):
                 pq.write_table(table.slice(k * size, size), folder / f"part-{k}.parquet")
-            hit = self._scans[name] = self.spark.read.parquet(str(folder))
+            # the schema given, the reader plans from the files' paths alone: without it a
+            # Spark job reads a footer to infer it (60–400 ms a call, most of a small job)
+            schema = from_arrow_schema(table.schema)
+            hit = self._scans[name] = self.spark.read.schema(schema).parquet(str(folder))
         df: DataFrame = hit
         return df
 
@@ -279,12 +288,17 @@ class OracleJob:
 
     def _static_df(self) -> DataFrame:
         if self.static is None:
-            df: DataFrame = self.spark.createDataFrame([], "s bigint, p bigint, o bigint")
+            df: DataFrame = self.spark.sql(
+                "SELECT CAST(NULL AS BIGINT) AS s, CAST(NULL AS BIGINT) AS p, "
+                "CAST(NULL AS BIGINT) AS o WHERE false"
+            )
             return df
         return self._df(self._encoded(self.static).select(["s", "p", "o"]))
 
     def _run_sql(self, compiled: CompiledQuery, **views: DataFrame) -> DataFrame:
         sql = compiled.sql
+        if "{static}" in sql:  # built only when read: one DataFrame less per query
+            views["static"] = self._static_df()
         if "{num}" in sql:
             literals = self._df(self.terms.literals())
             views["num"] = self._raw_sql(value_table_sql(), literals=literals)
@@ -313,6 +327,16 @@ class OracleJob:
             else:
                 columns.append(self.terms.decode(pc.list_element(ids, k)))
         return bindings_from_columns(columns, list(self.query.variables))
+
+    def _distinct_df(self, columns: list[str]) -> DataFrame:
+        """Distinct report columns as a DataFrame, deduplicated on the driver: the reports are
+        already there, and a ``distinct`` in Spark is one more shuffle stage (and, under
+        adaptive execution, one more job) in every query that reads them."""
+        return self._df(self.reports.select(columns).group_by(columns).aggregate([]))
+
+    def _keys(self) -> DataFrame:
+        """(kc, kb, kr) of every content key some report needs."""
+        return self._distinct_df(["kc", "kb", "kr"])
 
     def _residues(self) -> list[int]:
         """The residues mod β of the closes some report needs."""
@@ -412,7 +436,7 @@ class OracleJob:
         if inner is None or ReportPolicy.CONTENT_CHANGE not in self.profile.report:
             return None
         compiled = compile_plan(inner, self.terms.id_of, temporal=True, omega=self.geom.omega)
-        matches = self._run_sql(compiled, content=self._window_content(), static=self._static_df())
+        matches = self._run_sql(compiled, content=self._window_content())
         col, unit = self._event_key()
         ek = F.col(col) if unit is None else F.ceil(F.col(col) / F.lit(unit)).cast("long") * unit
         keys = matches.select(ek.alias("ek")).distinct().toArrow()
@@ -423,7 +447,7 @@ class OracleJob:
         rows = self._encoded(self._relevant_rows()).select(columns)
         return bool(rows.group_by(columns).aggregate([]).num_rows < rows.num_rows)
 
-    def _relations_prejoined(self, events: DataFrame) -> pa.Table:
+    def _relations_prejoined(self) -> pa.Table:
         """The compiled query joined once over the single window's rows, then keyed.
 
         Each element enters the join once rather than once per window containing it (ω/β
@@ -437,10 +461,7 @@ class OracleJob:
             distinct=self._repeats(["s", "p", "o"]),
         )
         compiled = compile_plan(self.choice.plan, self.terms.id_of, prejoin=pre)
-        keys = events.select("kc", "kb", "kr").distinct()
-        out = self._run_sql(
-            compiled, content=self._window_content(), keys=keys, static=self._static_df()
-        ).toArrow()
+        out = self._run_sql(compiled, content=self._window_content(), keys=self._keys()).toArrow()
         return self._keyed_bindings(out, compiled)
 
     def _keyed_bindings(self, out: pa.Table, compiled: CompiledQuery) -> pa.Table:
@@ -453,7 +474,7 @@ class OracleJob:
             }
         )
 
-    def _relations_sql(self, elems: DataFrame, events: DataFrame) -> pa.Table:
+    def _relations_sql(self) -> pa.Table:
         """The compiled query over the keyed content, materialised once.
 
         Every triple pattern scans the same keyed content; persisting it (and counting it, so
@@ -462,9 +483,10 @@ class OracleJob:
         """
         assert self.choice.plan is not None
         if len(self.query.windows) == 1:
-            return self._relations_prejoined(events)
+            return self._relations_prejoined()
         keyed = (
-            elems.join(F.broadcast(events.select("kc", "kb", "kr")), "kc")
+            self._keyed_elements(self._rows())
+            .join(F.broadcast(self._keys()), "kc")
             .where((F.col("t") < F.col("kb")) & (F.col("idx") <= F.col("kr")))
             .select("kc", "kb", "kr", "w", "s", "p", "o")
         )
@@ -476,14 +498,12 @@ class OracleJob:
         content = content.persist()
         self._persisted.append(content)
         content.count()
-        keys = events.select("kc", "kb", "kr").distinct()
         compiled = compile_plan(self.choice.plan, self.terms.id_of)
         out = self._run_sql(
             compiled,
             content=content,
             content_any=content,
-            keys=keys,
-            static=self._static_df(),
+            keys=self._keys(),
         ).toArrow()
         return self._keyed_bindings(out, compiled)
 
@@ -498,9 +518,7 @@ class OracleJob:
         assert self.choice.plan is not None
         geom = self.geom
         compiled = compile_plan(self.choice.plan, self.terms.id_of, temporal=True, omega=geom.omega)
-        matches = self._run_sql(
-            compiled, content=self._window_content(), static=self._static_df()
-        ).toArrow()
+        matches = self._run_sql(compiled, content=self._window_content()).toArrow()
         empty = pa.table(
             {
                 "t0": pa.array([], pa.int64()),
@@ -556,10 +574,10 @@ class OracleJob:
 
         Its cached DataFrames and Parquet files are dropped by ``run``/``run_classes``, which
         own the job from first scan to last action."""
-        events = self._df(self.reports.select(["kc", "kb", "kr", "kbb", "krb"])).distinct()
-        elems = self._keyed_elements(self._rows())
         if self.choice.evaluator == "sql":
-            return self._relations_sql(elems, events)
+            return self._relations_sql()
+        events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
+        elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
@@ -577,7 +595,9 @@ class OracleJob:
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
         try:
-            return self._finish(self.classes.expand(self._emitted()), self.all_reports)
+            with self._plans():
+                emitted = self._emitted()
+            return self._finish(self.classes.expand(emitted), self.all_reports)
         finally:
             self._cleanup()
 
@@ -591,9 +611,17 @@ class OracleJob:
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table(), self.classes
         try:
-            return self._finish(self._emitted(), self.reports), self.classes
+            with self._plans():
+                emitted = self._emitted()
+            return self._finish(emitted, self.reports), self.classes
         finally:
             self._cleanup()
+
+    def _plans(self) -> AbstractContextManager[None]:
+        """Small inputs are planned without adaptive execution (``without_adaptive``)."""
+        if self._relevant_rows().num_rows < SMALL_ROWS:
+            return without_adaptive(self.spark)
+        return nullcontext()
 
     def _emitted(self) -> pa.Table:
         """(t0, rank, binding) emitted at each report of each class representative."""

@@ -179,3 +179,40 @@ def stop_spark() -> None:
         active = SparkSession.getActiveSession()
         if active is not None:
             active.stop()
+
+
+_SMALL_LOCK = threading.Lock()
+_SMALL_DEPTH: dict[int, tuple[int, str | None]] = {}
+
+
+@contextlib.contextmanager
+def without_adaptive(spark: Any) -> Iterator[None]:
+    """Plan the queries run inside without adaptive execution (for small inputs only).
+
+    Adaptive execution re-plans after each stage, and runs each stage as a Spark job of its
+    own: on a few thousand rows that planning (100–200 ms a query here) costs more than the
+    work, and the runtime statistics it waits for change nothing. The setting is the session's,
+    so threads of one process (the matrix) share it: the first to enter turns it off, the last
+    to leave restores it; a large query planned meanwhile only loses speed, never changes its
+    result.
+    """
+    key = id(spark)
+    with _SMALL_LOCK:
+        depth, saved = _SMALL_DEPTH.get(key, (0, None))
+        if depth == 0:
+            saved = spark.conf.get("spark.sql.adaptive.enabled", None)
+            spark.conf.set("spark.sql.adaptive.enabled", "false")
+        _SMALL_DEPTH[key] = (depth + 1, saved)
+    try:
+        yield
+    finally:
+        with _SMALL_LOCK:
+            depth, saved = _SMALL_DEPTH[key]
+            if depth == 1:
+                del _SMALL_DEPTH[key]
+                if saved is None:
+                    spark.conf.unset("spark.sql.adaptive.enabled")
+                else:
+                    spark.conf.set("spark.sql.adaptive.enabled", saved)
+            else:
+                _SMALL_DEPTH[key] = (depth - 1, saved)
