@@ -20,9 +20,9 @@ PREFIX = f"PREFIX ex: <{EX}>\n"
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """One local SparkSession (2 cores, 2 shuffle partitions) for the whole test session."""
-    from rsp_sdk.oracle.spark import get_spark, stop_spark
-
     from pyspark.sql import SparkSession
+
+    from rsp_sdk.oracle.spark import get_spark, stop_spark
 
     # a test that ran the matrix or a CLI in-process first may have started the session
     session = SparkSession.getActiveSession() or get_spark("local[2]", partitions=2)
