@@ -212,13 +212,13 @@ def test_auto_picks_the_sql_evaluators(spark: Any) -> None:
         f"PREFIX ex: <{EX}>\nSELECT ?x ?v FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> "
         "[RANGE PT1S STEP PT1S] WHERE { WINDOW ex:w { ?x ex:p0 ?v FILTER(?v > 1) } }"
     )
-    assert plan_job(stream, q, WC, spark=spark).choice.evaluator == "sql"
-    assert plan_job(stream, q, CC, spark=spark).choice.evaluator == "temporal"
+    assert plan_job(stream, q, WC, spark=spark, time_unit_ms=1).choice.evaluator == "sql"
+    assert plan_job(stream, q, CC, spark=spark, time_unit_ms=1).choice.evaluator == "temporal"
     agg = _spec(
         f"PREFIX ex: <{EX}>\nSELECT (SUM(?v) AS ?s) FROM NAMED WINDOW ex:w ON "
         "<http://ex.org/streams/test> [RANGE PT1S STEP PT1S] WHERE { WINDOW ex:w { ?x ex:p0 ?v } }"
     )
-    choice = plan_job(stream, agg, CC, spark=spark).choice
+    choice = plan_job(stream, agg, CC, spark=spark, time_unit_ms=1).choice
     assert choice.evaluator == "oxigraph" and choice.inner is not None
 
 
