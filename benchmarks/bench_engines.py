@@ -22,12 +22,14 @@ provisioning message) when an engine is not provisioned.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks import Result, bench
 
@@ -119,8 +121,6 @@ setTimeout(function wait() {
 
 @bench("engines.rspjs")
 def rspjs() -> list[Result]:
-    import json
-
     from rsp_adapter_rspjs import RspJsAdapter
     from rsp_adapter_rspjs.adapter import node_executable
 
@@ -142,16 +142,8 @@ def rspjs() -> list[Result]:
         manifest = adapter.manifest()
         assert manifest is not None
         env = {**os.environ, "NODE_PATH": str(ProvisionCache().npm_modules(manifest))}
-        out = subprocess.run(
-            [node_executable(), str(script), "q.rspql", "data.txt", str(rows)],
-            cwd=tmp,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=True,
-        )
-        alone = json.loads(out.stdout.strip().splitlines()[-1])
+        cmd = [node_executable(), str(script), "q.rspql", "data.txt", str(rows)]
+        alone = _direct_run(cmd, tmp, env, timeout=600)
     rate, peer = n / seconds, n / alone["seconds"]
     return [
         Result(
@@ -210,8 +202,6 @@ def rsprs() -> list[Result]:
     """rsp-rs through the adapter (JSON lines, Python side included) against the same driver
     binary fed the same packed lines from a file (``--bench``: same parse + window path, no
     protocol), interleaved ABAB in one run; both must do the same evaluations and bindings."""
-    import json
-
     from rsp_adapter_rsprs import RspRsAdapter
 
     from rsp_sdk.engine import ProvisionCache
@@ -238,15 +228,9 @@ def rsprs() -> list[Result]:
             rates["adapter"].append(n / seconds)
             work["adapter"] = (stats.get("evaluations"), stats.get("bindings_emitted"))
             loads.append(os.getloadavg()[0])
-            out = subprocess.run(  # the same loop, batches of 10 000 lines, read from the file
-                [str(binary), "--bench", "q.rspql", STREAM, "data.txt", "10000"],
-                cwd=tmp,
-                capture_output=True,
-                text=True,
-                timeout=900,
-                check=True,
-            )
-            alone = json.loads(out.stdout.strip().splitlines()[-1])
+            # the same loop, batches of 10 000 lines, read from the file
+            cmd = [str(binary), "--bench", "q.rspql", STREAM, "data.txt", "10000"]
+            alone = _direct_run(cmd, tmp, None, timeout=900)
             rates["direct"].append(n / alone["seconds"])
             work["direct"] = (alone["evaluations"], alone["bindings"])
             loads.append(os.getloadavg()[0])
@@ -395,3 +379,14 @@ def jtalis() -> list[Result]:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(0)
+
+
+def _direct_run(
+    cmd: list[str], cwd: Path, env: dict[str, str] | None, *, timeout: int
+) -> dict[str, Any]:
+    """Run an engine fed directly (no adapter) and read the JSON figures of its last line."""
+    out = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=True
+    )
+    figures: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return figures

@@ -25,7 +25,7 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineError, ProcessDriver
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
-from tests.fixtures.hostpath import hide_host_programs
+from tests.fixtures.hostpath import hide_host_programs, runtime_without_host_programs
 from tests.real_engines import engine_missing
 
 etalis = pytest.importorskip(
@@ -379,12 +379,9 @@ class TestEtalisConformance(AdapterConformance):
     @pytest.fixture
     def rsp_cache(self, rsp_runtime_name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
         """On docker the kit runs with no ``swipl`` on PATH: the image brings its own."""
-        docker = rsp_runtime_name == "docker"
-        reason = engine_missing("etalis", host=not docker)
-        if reason:
-            pytest.skip(reason)
-        if docker:
-            hide_host_programs(monkeypatch, "swipl", env_vars=("RSP_SWIPL",))
+        runtime_without_host_programs(
+            "etalis", rsp_runtime_name, monkeypatch, "swipl", env_vars=("RSP_SWIPL",)
+        )
         return None
 
 

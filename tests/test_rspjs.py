@@ -24,7 +24,7 @@ from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.runtime import get_runtime
 from rsp_sdk.runtime.base import EngineError, ProcessDriver
 from rsp_sdk.testing import AdapterConformance, Scenario, TreeWatch, drain
-from tests.fixtures.hostpath import hide_host_programs
+from tests.fixtures.hostpath import hide_host_programs, runtime_without_host_programs
 from tests.real_engines import engine_missing
 
 rspjs = pytest.importorskip(
@@ -109,12 +109,9 @@ class TestRspJsConformance(AdapterConformance):
     @pytest.fixture
     def rsp_cache(self, rsp_runtime_name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
         """On docker the kit runs with no ``node`` on PATH: the image brings its own Node."""
-        docker = rsp_runtime_name == "docker"
-        reason = engine_missing("rspjs", host=not docker)
-        if reason:
-            pytest.skip(reason)
-        if docker:
-            hide_host_programs(monkeypatch, "node", "npm", env_vars=("RSP_NODE",))
+        runtime_without_host_programs(
+            "rspjs", rsp_runtime_name, monkeypatch, "node", "npm", env_vars=("RSP_NODE",)
+        )
         return None
 
 

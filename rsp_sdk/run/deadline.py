@@ -81,13 +81,7 @@ class Deadline:
     def interrupt(self) -> None:
         """Kill the watched session (or the one about to be watched) and make the run raise
         KeyboardInterrupt: ``interrupt_runs``."""
-        with self._lock:
-            if self._stopped:
-                return
-            self.interrupted = True
-            session = self._session
-        if session is not None:
-            session.kill()
+        self._kill(interrupt=True)
 
     def stop(self) -> bool:
         """Disarm; True when the deadline had already fired (the run must count as timeout)."""
@@ -107,10 +101,17 @@ class Deadline:
         )
 
     def _fire(self) -> None:
+        self._kill(interrupt=False)
+
+    def _kill(self, *, interrupt: bool) -> None:
+        """Mark why (Ctrl-C or the deadline) and kill the watched session, unless disarmed."""
         with self._lock:
             if self._stopped:
                 return
-            self._expired = True
+            if interrupt:
+                self.interrupted = True
+            else:
+                self._expired = True
             session = self._session
         if session is not None:
             session.kill()

@@ -12,9 +12,9 @@ directly, so their verdicts can be compared (docs/engines/jtalis.md).
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
+from rsp_adapter_etalis.adapter import find_swipl
 from rsp_adapter_etalis.common import CAPABILITIES, PROFILE, PROLOG_DIR
 from rsp_adapter_etalis.render import render_ep_sparql
 
@@ -47,7 +47,7 @@ class JtalisAdapter(BaseAdapter):
 
     def missing_artifacts(self, cache: ProvisionCache | None = None) -> list[str]:
         missing = super().missing_artifacts(cache)
-        if not (os.environ.get("RSP_SWIPL") or shutil.which("swipl")):
+        if not find_swipl():
             missing.append("swipl for the jpype and py4j runtimes (apt-get install swi-prolog-nox)")
         return missing
 
