@@ -15,8 +15,9 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import ClassVar
 
 import pandas as pd
 import psutil
@@ -634,3 +635,68 @@ def test_a_cell_whose_judging_failed_is_listed_with_why() -> None:
     text = console.export_text()
     assert "judging failed: X" in text
     assert " b " not in text and " c " not in text
+
+
+class _ToyNeedsToken(ToyPyAdapter):
+    name = "toy-needs"
+    required_config: ClassVar[Mapping[str, str]] = {
+        "token": "what the toy engine signs its answers with"
+    }
+
+
+NEEDS_SPEC = """
+[[engines]]
+name = "toy-needs"
+[[engines]]
+name = "toy-py"
+engine_config = { token = "x" }
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_a_cell_whose_engine_config_lacks_a_required_key_is_refused_up_front(
+    tmp_path: Path,
+) -> None:
+    """An adapter's ``required_config`` (SPARQLstream's R2RML mapping) refuses the cell in the
+    plan with the reason, runs nothing for it, and ``rsp run`` stops with one usage error."""
+    from rsp_adapter_sparqlstream.adapter import SparqlStreamAdapter
+
+    from rsp_sdk.run.feeder import FeederConfig, PacingMode
+    from rsp_sdk.run.runner import RunRequest, run
+
+    registry.register(_ToyNeedsToken())
+    registry.register(ToyPyAdapter())
+    try:
+        write_inputs(tmp_path)
+        spec_path = write_spec(tmp_path, NEEDS_SPEC)
+        spec = load_spec(spec_path)
+        streams = prepare(spec, spec_path, tmp_path / "inputs")
+        by = {c.engine: c for c in plan(spec, spec_path, streams)}
+        assert by["toy-needs"].state is CellState.REFUSED
+        assert by["toy-needs"].reason == (
+            "toy-needs needs engine_config token (token: what the toy engine signs its answers "
+            "with)"
+        )
+        assert by["toy-py"].state is CellState.PLANNED  # declares nothing: any config runs
+        with pytest.raises(InputError, match="toy-needs needs engine_config token"):
+            run(
+                RunRequest(
+                    engine="toy-needs",
+                    runtime="subprocess",
+                    query=tmp_path / "q1.rspql",
+                    stream=tmp_path / "stream.parquet",
+                    output=tmp_path / "run",
+                    feeder=FeederConfig(mode=PacingMode.AFAP),
+                ),
+                adapter=_ToyNeedsToken(),
+            )
+        assert not (tmp_path / "run").exists()  # nothing half-written
+    finally:
+        registry.unregister("toy-needs")
+        registry.unregister("toy-py")
+    ss = SparqlStreamAdapter()
+    assert "sparqlstream needs engine_config mapping" in (ss.check_config({}) or "")
+    assert ss.check_config({"mapping": "m.ttl"}) is None

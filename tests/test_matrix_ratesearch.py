@@ -59,6 +59,26 @@ def test_a_probe_is_sustained_only_when_fed_in_time_and_correct() -> None:
     assert not crashed.sustained and crashed.why == "failed: boom"
 
 
+def test_the_warm_up_windows_are_left_out_of_the_step_rule_and_listed() -> None:
+    """C-SPARQL on lsbench: the first window 412 ms late (first evaluation), the others within
+    45 ms; STEP 300 ms. With the default one warm-up window the rate is sustained and the probe
+    names the window left out; with none the first window fails it."""
+    ok = {"key": "k", "state": "ok", "verdict": "correct", "rate_achieved": 990.0}
+    windows = [("q", 0, 1000.0, 412.0), ("q", 1, 2000.0, 45.0), ("q", 2, 3000.0, 17.0)]
+    warm = sustained(ok, 1000, 300, 0.9, windows, RateSearch(start=1, max_rate=2).warmup_windows)
+    assert warm.sustained, warm.why
+    assert [(w.query, w.seq, w.latency_ms) for w in warm.warmup_excluded] == [("q", 0, 412.0)]
+    assert "latency max 45 ms (warm-up left out: 1 window(s))" in warm.why
+    cold = sustained(ok, 1000, 300, 0.9, windows, 0)
+    assert not cold.sustained and "412 ms after closing" in cold.why
+    assert cold.warmup_excluded == []
+    # per query: two instances each lose their own first window, a late later one still fails
+    two = [*windows, ("q#2", 0, 1000.0, 400.0), ("q#2", 1, 2000.0, 350.0)]
+    late = sustained(ok, 1000, 300, 0.9, two, 1)
+    assert not late.sustained and "350 ms after closing" in late.why
+    assert {(w.query, w.seq) for w in late.warmup_excluded} == {("q", 0), ("q#2", 0)}
+
+
 @pytest.fixture
 def toy() -> Iterator[None]:
     registry.register(ToyPyAdapter())

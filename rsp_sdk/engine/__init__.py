@@ -1,7 +1,7 @@
 """Engines: the adapter protocol, one generic EngineSession over any runtime, capabilities,
 the adapter registry and provisioning. Adapters import only this public API."""
 
-from rsp_sdk.engine.adapter import Adapter, BaseAdapter, DriverKind
+from rsp_sdk.engine.adapter import Adapter, BaseAdapter, DriverKind, config_problem
 from rsp_sdk.engine.batch import TripleBatch, pack_lines, slice_batches
 from rsp_sdk.engine.capabilities import Capabilities, Feature, required_features
 from rsp_sdk.engine.provision import Manifest, MissingArtifact, ProvisionCache, load_manifest
@@ -29,6 +29,7 @@ __all__ = [
     "Timeouts",
     "TripleBatch",
     "UnsupportedQuery",
+    "config_problem",
     "discover",
     "get_adapter",
     "list_adapters",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from rsp_sdk.engine.capabilities import Capabilities
 from rsp_sdk.model.profile import Profile
@@ -89,6 +89,18 @@ class BaseAdapter:
     # a "process" driver whose ProcessDriver declares an image (ProcessImage): the docker
     # runtime can then carry it too (JVM drivers always can)
     process_image: bool = False
+    # engine_config keys the engine cannot start without, each with what it is: a run or
+    # matrix cell lacking one is refused before any engine starts (see ``config_problem``)
+    required_config: ClassVar[Mapping[str, str]] = {}
+
+    def check_config(self, config: Mapping[str, Any]) -> str | None:
+        """Why the engine cannot run with ``config`` (None: it can), decided without starting
+        it. The default checks ``required_config``; override to check more (and call super)."""
+        missing = [k for k in self.required_config if config.get(k) in (None, "")]
+        if not missing:
+            return None
+        wanted = "; ".join(f"{k}: {self.required_config[k]}" for k in missing)
+        return f"{self.name} needs engine_config {', '.join(missing)} ({wanted})"
 
     def render(self, query: QuerySpec) -> str:
         raise NotImplementedError(f"{type(self).__name__} does not render QuerySpecs")
@@ -142,3 +154,10 @@ class BaseAdapter:
         return EngineSession.start(
             self, runtime, workdir, config=config, timeouts=timeouts, log_dir=log_dir, cache=cache
         )
+
+
+def config_problem(adapter: Adapter, config: Mapping[str, Any]) -> str | None:
+    """Why ``adapter``'s engine cannot run with this engine config, or None. ``check_config`` is
+    optional in the protocol (adapters written before it stay valid): without it, None."""
+    check = getattr(adapter, "check_config", None)
+    return check(config) if callable(check) else None

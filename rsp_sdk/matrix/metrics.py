@@ -60,16 +60,14 @@ def feeding_metrics(run_dir: Path) -> dict[str, float | int | None]:
     }
 
 
-def latency_metrics(run_dir: Path) -> dict[str, float | None]:
-    none: dict[str, float | None] = {
-        "latency_ms_p50": None,
-        "latency_ms_p95": None,
-        "latency_ms_max": None,
-    }
+def window_latencies(run_dir: Path) -> list[tuple[str, int, float, float]]:
+    """(query, seq, report ms, latency ms) of every answered window, in report order per query:
+    the per-window numbers ``latency_metrics`` summarises, which a Rate_max probe reads to leave
+    the warm-up windows out."""
     pushed = read_table(run_dir, "pushed").sort_by("t_app_min_ms")
     outputs = read_table(run_dir, "outputs")
     if pushed.num_rows == 0 or outputs.num_rows == 0:
-        return none
+        return []
     rel = outputs.group_by(["query", "seq"]).aggregate([("t_sys_ns", "min"), ("t_app_ms", "max")])
     app = rel.column("t_app_ms_max").to_numpy(zero_copy_only=False)
     sys_ns = rel.column("t_sys_ns_min").to_numpy(zero_copy_only=False)
@@ -78,15 +76,22 @@ def latency_metrics(run_dir: Path) -> dict[str, float | None]:
     reach = np.maximum.accumulate(pushed.column("t_app_max_ms").to_numpy())
     starts = pushed.column("t_sys_start_ns").to_numpy()
     last_end = float(pc.max(pushed.column("t_sys_end_ns")).as_py())
-    lat: list[float] = []
-    for a, s in zip(app, sys_ns, strict=True):
+    out: list[tuple[str, int, float, float]] = []
+    names = rel.column("query").to_pylist()
+    seqs = rel.column("seq").to_pylist()
+    for q, seq, a, s in zip(names, seqs, app, sys_ns, strict=True):
         if a is None or s is None or np.isnan(a) or np.isnan(s):
             continue
         i = int(np.searchsorted(reach, a, side="left"))
         ref = float(starts[i]) if i < len(starts) else last_end
-        lat.append((float(s) - ref) / 1e6)
+        out.append((str(q), int(seq), float(a), (float(s) - ref) / 1e6))
+    return sorted(out, key=lambda w: (w[0], w[2], w[1]))
+
+
+def latency_metrics(run_dir: Path) -> dict[str, float | None]:
+    lat = [w[3] for w in window_latencies(run_dir)]
     if not lat:
-        return none
+        return {"latency_ms_p50": None, "latency_ms_p95": None, "latency_ms_max": None}
     arr = np.asarray(lat)
     return {
         "latency_ms_p50": float(np.percentile(arr, 50)),

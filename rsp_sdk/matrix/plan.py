@@ -5,7 +5,8 @@ parameters × feeding), repetition outermost so rep 1 of every engine runs befor
 interleaved rounds). A cell that cannot run stays in the plan with ``state`` refused (the
 engine lacks a feature, or its dialect cannot say the query) or unavailable (runtime cannot
 carry the engine, engine not provisioned, adapter missing) and the reason, so a table of results
-shows the gap instead of hiding it.
+shows the gap instead of hiding it. A cell whose engine config lacks what the adapter declares
+it needs (``Adapter.check_config``, e.g. SPARQLstream's R2RML mapping) is refused too.
 
 A cell's key is the sha256 of the canonical JSON of everything that decides its numbers (asv's
 ``version``): stream sha256, the rendered query text, the profile, the adapter's name, dist
@@ -25,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rsp_sdk.engine.adapter import Adapter
+from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.session import UnsupportedQuery
 from rsp_sdk.errors import InputError, RspError
@@ -337,6 +338,7 @@ def _cells_for(
             state, reason = CellState.UNAVAILABLE, "not provisioned: " + "; ".join(info.missing)
         if adapter is not None:
             rendered, why = _refusal(adapter, q)
+            why = why or config_problem(adapter, engine_config)
             if why is not None and state is CellState.PLANNED:
                 state, reason = CellState.REFUSED, why
         # a limit left unset is not part of the key: adding one keeps older results' keys

@@ -3,11 +3,13 @@
 An engine *sustains* a rate when the feeder reached it (at least ``min_achieved`` of it: an
 engine whose ``push`` blocks slows the feeder down), every window was answered within its STEP
 of closing (result latency ≤ the query's smallest slide: the next window is due by then) and
-the answer is still correct (the oracle's verdict, when the spec judges). The search doubles the
-rate from ``start`` until it fails or reaches ``max_rate``, then bisects between the highest
-sustained and the lowest failed rate. Every probe is an ordinary cell (feeding ``rate``) whose
-key hashes only its inputs, so a killed search resumes: the probes already done are read back,
-the same decisions replay, and only the missing probes run.
+the answer is still correct (the oracle's verdict, when the spec judges). The first
+``warmup_windows`` windows of each query (default 1) are left out of the STEP rule — an engine's
+first evaluation pays class loading and JIT warm-up, not the rate — and each probe lists them.
+The search doubles the rate from ``start`` until it fails or reaches ``max_rate``, then
+bisects between the highest sustained and the lowest failed rate. Every probe is an ordinary
+cell (feeding ``rate``) whose key hashes only its inputs, so a killed search resumes: the probes
+already done are read back, the same decisions replay, and only the missing probes run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.inputs import PreparedStream
+from rsp_sdk.matrix.metrics import window_latencies
 from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, _cells_for, select
 from rsp_sdk.matrix.spec import FeedMode, MatrixSpec, RateSearch
 from rsp_sdk.matrix.store import Store
@@ -31,6 +34,16 @@ from rsp_sdk.util.atomic import atomic_path
 RESULT_FILE = "ratesearch.json"
 
 
+class Window(BaseModel):
+    """One answered window of a probe: which, and how long after its close it came."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    seq: int
+    latency_ms: float
+
+
 class Probe(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -38,6 +51,7 @@ class Probe(BaseModel):
     sustained: bool
     why: str
     key: str | None = None
+    warmup_excluded: list[Window] = []
 
 
 class SearchResult(BaseModel):
@@ -94,8 +108,19 @@ def search(probe: Callable[[float], Probe], cfg: RateSearch) -> tuple[float | No
     return lo, hi is None
 
 
-def sustained(row: dict[str, Any], rate: float, step_ms: int, min_achieved: float) -> Probe:
-    """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?"""
+def sustained(
+    row: dict[str, Any],
+    rate: float,
+    step_ms: int,
+    min_achieved: float,
+    windows: list[tuple[str, int, float, float]] | None = None,
+    warmup: int = 0,
+) -> Probe:
+    """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?
+
+    ``windows`` are the cell's answered windows (``metrics.window_latencies``); the first
+    ``warmup`` of each query are left out of the STEP rule and listed in the probe. Without
+    them (no run directory) the row's ``latency_ms_max`` over every window decides."""
     key = row.get("key")
     if row.get("state") != "ok":
         why = f"{row.get('state')}: {row.get('reason') or 'no reason given'}"
@@ -107,13 +132,34 @@ def sustained(row: dict[str, Any], rate: float, step_ms: int, min_achieved: floa
         got = "nothing" if achieved is None else f"{achieved:.0f}"
         why = f"feeder reached {got} of {rate:g} triples/s"
         return Probe(rate=rate, sustained=False, why=why, key=key)
-    latency = row.get("latency_ms_max")
+    latency: float | None = row.get("latency_ms_max")
+    skipped: list[Window] = []
+    if windows is not None:
+        latency, skipped = _after_warmup(windows, warmup)
+    gone = f" (warm-up left out: {len(skipped)} window(s))" if skipped else ""
     if latency is not None and latency > step_ms:
-        why = f"a window answered {latency:.0f} ms after closing (STEP {step_ms} ms)"
-        return Probe(rate=rate, sustained=False, why=why, key=key)
+        why = f"a window answered {latency:.0f} ms after closing (STEP {step_ms} ms){gone}"
+        return Probe(rate=rate, sustained=False, why=why, key=key, warmup_excluded=skipped)
     lat = "no results" if latency is None else f"latency max {latency:.0f} ms"
-    why = f"reached {achieved:.0f} triples/s, {lat}, verdict {row.get('verdict')}"
-    return Probe(rate=rate, sustained=True, why=why, key=key)
+    why = f"reached {achieved:.0f} triples/s, {lat}{gone}, verdict {row.get('verdict')}"
+    return Probe(rate=rate, sustained=True, why=why, key=key, warmup_excluded=skipped)
+
+
+def _after_warmup(
+    windows: list[tuple[str, int, float, float]], warmup: int
+) -> tuple[float | None, list[Window]]:
+    """(largest latency after the first ``warmup`` windows of each query, the windows left out);
+    ``windows`` in report order per query, as ``window_latencies`` gives them."""
+    seen: dict[str, int] = {}
+    skipped: list[Window] = []
+    kept: list[float] = []
+    for query, seq, _, latency in windows:
+        seen[query] = seen.get(query, 0) + 1
+        if seen[query] <= warmup:
+            skipped.append(Window(query=query, seq=seq, latency_ms=round(latency, 1)))
+        else:
+            kept.append(latency)
+    return (max(kept) if kept else None), skipped
 
 
 def step_ms(query: QuerySpec) -> int:
@@ -207,7 +253,9 @@ def run_searches(
             if cell.state is not CellState.PLANNED:
                 return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
             row = store.done(cell.key) or run_one(cell)
-            return sustained(row, rate, s, cfg.min_achieved)
+            return sustained(
+                row, rate, s, cfg.min_achieved, _windows(store, row), cfg.warmup_windows
+            )
 
         probes: list[Probe] = []
 
@@ -234,6 +282,14 @@ def run_searches(
         )
     write_results(store.root, results)
     return results
+
+
+def _windows(store: Store, row: dict[str, Any]) -> list[tuple[str, int, float, float]] | None:
+    """The probe cell's answered windows, read back from its run directory (None without one)."""
+    run_dir = row.get("run_dir")
+    if not run_dir or not (store.root / run_dir / "pushed.parquet").exists():
+        return None
+    return window_latencies(store.root / run_dir)
 
 
 def write_results(root: Path, results: list[SearchResult]) -> None:
@@ -273,7 +329,10 @@ def summary_entries(root: Path) -> list[dict[str, Any]]:
                 "rate_max": r["rate_max"],
                 "rate_max_capped": r["capped"],
                 "step_ms": r["step_ms"],
-                "probes": [{k: p[k] for k in ("rate", "sustained", "why")} for p in r["probes"]],
+                "probes": [
+                    {k: p.get(k) for k in ("rate", "sustained", "why", "warmup_excluded")}
+                    for p in r["probes"]
+                ],
                 "reason": r.get("reason"),
             }
         )

@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
-from rsp_sdk.engine.adapter import Adapter
+from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery
@@ -198,6 +198,9 @@ def run(
             rendered = adapter.render(query.spec)
         except UnsupportedQuery as exc:
             rendered, not_expressible = None, exc
+    problem = config_problem(adapter, request.engine_config)
+    if problem is not None:  # a usage error, told before any engine starts
+        raise InputError(problem, expected="--engine-config '{\"KEY\": VALUE}'")
     driver = adapter.driver(cache)
     if driver.kind not in runtime.supports:  # a usage error: no run directory for it
         raise RspError(

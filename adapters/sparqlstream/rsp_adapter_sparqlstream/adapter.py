@@ -19,7 +19,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rsp_adapter_sparqlstream.render import render_sparqlstream
 from rsp_sdk.engine import BaseAdapter, Capabilities, EngineSession, Feature, ProvisionCache
@@ -72,6 +72,10 @@ class SparqlStreamAdapter(BaseAdapter):
     capabilities = CAPABILITIES
     driver_kind = "jvm"
     manifest_path = HERE / "sparqlstream.toml"
+    required_config: ClassVar[Mapping[str, str]] = {
+        "mapping": "path of the R2RML mapping (Turtle) queries are rewritten through, e.g. "
+        "CSRBench's sparqlStream_Evaluation/src/main/resources/mappings/srbench.ttl"
+    }
 
     def render(self, query: QuerySpec) -> str:
         return render_sparqlstream(query)
