@@ -700,3 +700,53 @@ def test_a_cell_whose_engine_config_lacks_a_required_key_is_refused_up_front(
     ss = SparqlStreamAdapter()
     assert "sparqlstream needs engine_config mapping" in (ss.check_config({}) or "")
     assert ss.check_config({"mapping": "m.ttl"}) is None
+
+
+def test_the_tables_fit_an_80_column_terminal_without_cutting_a_header_or_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CSRBench's seven queries × seven engines: at COLUMNS=80 the verdict grid would blank
+    the query headers, so it prints one row per engine × query; the performance table takes
+    short headers with a legend. Nothing is cut (no "…"), no line is wider than 80."""
+    from rich.console import Console
+
+    from rsp_sdk.cli.matrix_tables import perf_table, verdict_table
+
+    engines = ["csparql", "csparql09", "cqels", "sparqlstream", "rspjs", "etalis", "jtalis"]
+    queries = [f"q{i}" for i in range(1, 8)]
+    rows = [
+        {
+            "engine": e,
+            "runtime": "py4j",
+            "query": q,
+            "state": "ok",
+            "verdict": "incorrect" if q == "q3" else "correct",
+            "t0_ms": None if q == "q3" else 1000 + i,
+            "rate_achieved": 123456.0,
+            "time_per_triple_us": 12.3,
+            "latency_ms_p50": 12.0,
+            "latency_ms_p95": 4567.0,
+            "peak_rss_mb": 1234.0,
+            "wall_s": 3.0,
+        }
+        for i, e in enumerate(engines)
+        for q in queries
+    ]
+    monkeypatch.setenv("COLUMNS", "80")
+    for wide in (False, True):
+        console = Console(record=True, width=None if not wide else 250)
+        console.print(verdict_table(rows, "verdicts (t0 ms)", console.width))
+        console.print(perf_table(rows, "performance (medians)", console.width))
+        text = console.export_text()
+        lines = text.splitlines()
+        assert max(len(line) for line in lines) <= console.width and "…" not in text
+        grid = [line for line in lines if "engine@runtime" in line]
+        assert all(f" {q} " in grid[0] for q in queries) == wide, grid[0]
+        for i, e in enumerate(engines):
+            row = next(line for line in lines if f"{e}@py4j " in line)
+            assert ("correct " + str(1000 + i)) in (row if wide else text)
+            assert "123456" in text and "4567" in text and "1234" in text
+        if not wide:  # one row per engine × query: each query on a line of its own
+            assert console.width == 80
+            assert sum(1 for line in lines if " q3 " in line and "incorrect" in line) == 7
+            assert "tr/s: triples/s reached" in text

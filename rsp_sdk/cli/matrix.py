@@ -235,10 +235,10 @@ def print_tables(root: Path, rows: list[dict[str, Any]]) -> None:
     specs = list(dict.fromkeys(r["spec"] for r in rows))
     for name in specs:
         mine = [r for r in rows if r["spec"] == name]
-        console.print(verdict_table(mine, f"{name}: verdicts (t0 ms)"))
+        console.print(verdict_table(mine, f"{name}: verdicts (t0 ms)", console.width))
         if "coverage" in _metrics(root):
             console.print(coverage_table(mine, f"{name}: feature coverage", root))
-        console.print(perf_table(mine, f"{name}: performance (medians)"))
+        console.print(perf_table(mine, f"{name}: performance (medians)", console.width))
         odd = [  # a judgement that failed (verdict not_judged with a reason) is listed too
             r
             for r in mine

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import statistics
 from collections import defaultdict
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 COLOURS = {
@@ -37,8 +39,20 @@ def _num(v: float | None, fmt: str = "{:.1f}") -> str:
     return "" if v is None else fmt.format(v)
 
 
-def verdict_table(rows: list[dict[str, Any]], title: str) -> Table:
-    """engine@runtime × query: the verdict (t0), over all repetitions and feedings."""
+def _verdict_text(members: list[dict[str, Any]]) -> str:
+    """The outcomes of one engine × query (colour markup), with t0 when all are correct."""
+    words = sorted({outcome(r) for r in members})
+    t0s = sorted({r["t0_ms"] for r in members if r.get("t0_ms") is not None})
+    text = "/".join(f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words)
+    if t0s and words == ["correct"]:
+        text += f" {t0s[0]}"
+    return text
+
+
+def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = None) -> Table:
+    """engine@runtime × query: the verdict (t0), over all repetitions and feedings. When that
+    grid is wider than ``width`` (an 80-column terminal: rich would blank or cut the query
+    headers), one row per engine × query instead, which fits any query count."""
     queries = list(dict.fromkeys(r["query"] for r in rows))
     by: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
@@ -46,51 +60,56 @@ def verdict_table(rows: list[dict[str, Any]], title: str) -> Table:
     t = Table(title=title, show_lines=False)
     t.add_column("engine@runtime", no_wrap=True)
     for q in queries:
-        t.add_column(q, justify="center")
+        t.add_column(q, justify="center", no_wrap=True)
     for name, per_query in by.items():
-        cells = []
-        for q in queries:
-            members = per_query.get(q, [])
-            words = sorted({outcome(r) for r in members})
-            t0s = sorted({r["t0_ms"] for r in members if r.get("t0_ms") is not None})
-            text = "/".join(f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words)
-            if t0s and words == ["correct"]:
-                text += f" {t0s[0]}"
-            cells.append(text)
-        t.add_row(name, *cells)
-    return t
+        t.add_row(name, *(_verdict_text(per_query.get(q, [])) for q in queries))
+    if width is None or _fits(t, width):
+        return t
+    long = Table(title=title, show_lines=False)
+    long.add_column("engine@runtime", no_wrap=True)
+    long.add_column("query", overflow="fold")
+    long.add_column("verdict t0", overflow="fold")
+    for name, per_query in by.items():
+        for n, q in enumerate(q for q in queries if q in per_query):
+            long.add_row(name if n == 0 else "", q, _verdict_text(per_query[q]))
+    return long
 
 
-def perf_table(rows: list[dict[str, Any]], title: str) -> Table:
-    """Per engine@runtime (cells that ran): medians over queries, feedings and repetitions."""
+def _fits(table: Table, width: int) -> bool:
+    """Whether ``table`` prints within ``width`` columns without cutting a cell."""
+    from rich.console import Console
+
+    probe = Console(width=10_000, file=io.StringIO())
+    return probe.measure(table).maximum <= width
+
+
+PERF_COLUMNS = (
+    # (wide header, narrow header, what the narrow one means)
+    ("engine@runtime", "engine@runtime", ""),
+    ("cells", "cells", ""),
+    ("correct", "ok", "ok: correct cells"),
+    ("triples/s", "tr/s", "tr/s: triples/s reached"),
+    ("µs/triple", "µs/tr", "µs/tr: engine µs per triple"),
+    ("lat p50 ms", "p50", "p50/p95: result latency ms"),
+    ("lat p95 ms", "p95", ""),
+    ("RSS MB", "RSS", "RSS MB"),
+    ("wall s", "wall", "wall s"),
+)
+
+
+def perf_table(rows: list[dict[str, Any]], title: str, width: int | None = None) -> Table:
+    """Per engine@runtime (cells that ran): medians over queries, feedings and repetitions.
+    Narrower than its headers allow (``width``, an 80-column terminal): short headers, no
+    vertical rules and a caption saying what each short header means, so none is cut."""
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if r["state"] in ("ok", "failed", "timeout"):
             by[f"{r['engine']}@{r['runtime']}"].append(r)
-    t = Table(title=title)
-    cols = (
-        "engine@runtime",
-        "cells",
-        "correct",
-        "triples/s",
-        "µs/triple",
-        "lat p50 ms",
-        "lat p95 ms",
-        "RSS MB",
-        "wall s",
-    )
-    for col in cols:
-        t.add_column(
-            col,
-            justify="left" if col == "engine@runtime" else "right",
-            no_wrap=col == "engine@runtime",
-        )
-    for name, members in by.items():
-        ok = sum(1 for r in members if r.get("verdict") == "correct")
-        t.add_row(
+    body = [
+        (
             name,
             str(len(members)),
-            str(ok),
+            str(sum(1 for r in members if r.get("verdict") == "correct")),
             _num(_med(members, "rate_achieved"), "{:.0f}"),
             _num(_med(members, "time_per_triple_us")),
             _num(_med(members, "latency_ms_p50"), "{:.0f}"),
@@ -98,6 +117,22 @@ def perf_table(rows: list[dict[str, Any]], title: str) -> Table:
             _num(_med(members, "peak_rss_mb"), "{:.0f}"),
             _num(sum(float(r.get("wall_s") or 0) for r in members), "{:.0f}"),
         )
+        for name, members in by.items()
+    ]
+    t = _perf(title, [wide for wide, _, _ in PERF_COLUMNS], body)
+    if width is None or _fits(t, width):
+        return t
+    narrow = _perf(title, [short for _, short, _ in PERF_COLUMNS], body, box.SIMPLE_HEAD)
+    narrow.caption = "; ".join(why for _, _, why in PERF_COLUMNS if why)
+    return narrow
+
+
+def _perf(title: str, headers: list[str], body: list[tuple[str, ...]], rule: Any = None) -> Table:
+    t = Table(title=title, **({"box": rule} if rule is not None else {}))
+    for n, col in enumerate(headers):
+        t.add_column(col, justify="left" if n == 0 else "right", no_wrap=True)
+    for row in body:
+        t.add_row(*row)
     return t
 
 
