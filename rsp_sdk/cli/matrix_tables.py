@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import statistics
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -127,7 +128,9 @@ def perf_table(rows: list[dict[str, Any]], title: str, width: int | None = None)
     return narrow
 
 
-def _perf(title: str, headers: list[str], body: list[tuple[str, ...]], rule: Any = None) -> Table:
+def _perf(
+    title: str, headers: list[str], body: Sequence[tuple[str, ...]], rule: Any = None
+) -> Table:
     t = Table(title=title, **({"box": rule} if rule is not None else {}))
     for n, col in enumerate(headers):
         t.add_column(col, justify="left" if n == 0 else "right", no_wrap=True)
