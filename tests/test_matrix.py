@@ -17,7 +17,7 @@ import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pandas as pd
 import psutil
@@ -750,3 +750,75 @@ def test_the_tables_fit_an_80_column_terminal_without_cutting_a_header_or_value(
             assert console.width == 80
             assert sum(1 for line in lines if " q3 " in line and "incorrect" in line) == 7
             assert "tr/s: triples/s reached" in text
+
+
+HUNG_OPEN_SPEC = """
+metrics = ["lsbench"]
+repetitions = 3
+[limits]
+timeout_s = 90
+[[engines]]
+name = "toy-java"
+runtimes = ["py4j"]
+engine_config = { hang_on = "open" }
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_one_ctrl_c_stops_cells_whose_py4j_open_call_hangs_in_worker_threads(
+    rsp_exe: list[str], toy_cache: Any, tmp_path: Path
+) -> None:
+    """--jobs 2 on the py4j runtime, both engines stuck in their ``open`` verb (a Py4J call
+    that never returns, made on a worker thread): the session does not exist yet, so Ctrl-C
+    used to wait for the call (here its 90 s timeout). One SIGINT now kills both JVMs at once:
+    exit 130 within seconds, both runs interrupted, no JVM left."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, HUNG_OPEN_SPEC)
+    out = tmp_path / "results"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out), "--jobs", "2"]
+    run_env = {
+        **env(),
+        "RSP_ADAPTERS": "tests.fixtures.adapters:ToyJavaAdapter",
+        "RSP_CACHE": str(toy_cache.root),
+    }
+    proc = subprocess.Popen(
+        cmd, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    jvms: list[psutil.Process] = []
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            tree = psutil.Process(proc.pid).children(recursive=True)
+            jvms = [p for p in tree if "BridgeServer" in " ".join(_cmdline(p))]
+            if len(jvms) == 2 and all(_listening(p) for p in jvms):
+                break  # both bridges are up: the `open` calls are on their way
+            time.sleep(0.1)
+        assert len(jvms) == 2, "two py4j cells never started side by side"
+        time.sleep(1.0)  # the `open` calls are made and hang
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        stopped_in = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+    assert proc.returncode == 130, err.decode()
+    assert stopped_in < 8.0, stopped_in
+    _, alive = psutil.wait_procs(jvms, timeout=10)
+    assert not [p for p in alive if _proc(p.pid) is not None]
+    dirs = list((out / "cells").iterdir())
+    assert len(dirs) == 2
+    for d in dirs:
+        assert not (d / "cell.json").exists()
+        assert json.loads((d / "status.json").read_text())["state"] == "interrupted"
+
+
+def _listening(p: psutil.Process) -> bool:
+    try:
+        return any(c.status == psutil.CONN_LISTEN for c in p.net_connections())
+    except psutil.Error:
+        return False

@@ -10,9 +10,11 @@ tree, so nothing is left running.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -31,6 +33,24 @@ if TYPE_CHECKING:
     from rsp_sdk.engine.adapter import Adapter
 
 log = logging.getLogger(__name__)
+
+_LAUNCHED = threading.local()
+
+
+@contextlib.contextmanager
+def on_launch(callback: Callable[[DriverChannel], None]) -> Iterator[None]:
+    """While this is entered, ``EngineSession.open`` on this thread hands the host's channel to
+    ``callback`` as soon as it is launched, before the engine's own ``open`` verb runs. That
+    verb may take long (an engine's start-up, or a hang) and the session does not exist until
+    it returns: a Ctrl-C that reached another thread (``rsp matrix run --jobs``) or a deadline
+    can then kill the host at once instead of waiting for the call to return. ``callback`` may
+    raise (the channel is killed and the error goes on)."""
+    previous = getattr(_LAUNCHED, "callback", None)
+    _LAUNCHED.callback = callback
+    try:
+        yield
+    finally:
+        _LAUNCHED.callback = previous
 
 
 class UnsupportedQuery(RspError):
@@ -197,6 +217,9 @@ class EngineSession:
             timeouts=timeouts,
         )
         try:
+            announce = getattr(_LAUNCHED, "callback", None)
+            if announce is not None:
+                announce(channel)
             channel.call(
                 "open",
                 json.dumps(dict(config or {})),

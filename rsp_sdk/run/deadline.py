@@ -15,9 +15,16 @@ every live run and makes each raise KeyboardInterrupt itself (recorded as ``inte
 from __future__ import annotations
 
 import threading
+from typing import Protocol
 
-from rsp_sdk.engine.session import EngineSession
 from rsp_sdk.runtime.base import EngineTimeout
+
+
+class Killable(Protocol):
+    """What a deadline kills: an ``EngineSession``, or its host's channel while the engine's
+    ``open`` verb still runs (``rsp_sdk.engine.session.on_launch``)."""
+
+    def kill(self) -> None: ...
 
 
 class RunTimeout(EngineTimeout):
@@ -44,7 +51,7 @@ class Deadline:
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
         self._lock = threading.Lock()
-        self._session: EngineSession | None = None
+        self._session: Killable | None = None
         self._expired = False
         self._stopped = False
         self.interrupted = False
@@ -60,9 +67,9 @@ class Deadline:
     def expired(self) -> bool:
         return self._expired
 
-    def watch(self, session: EngineSession) -> None:
-        """The session to kill; killed at once when the deadline already passed (it fired
-        while the engine was starting)."""
+    def watch(self, session: Killable) -> None:
+        """The session (or, while it opens, its host's channel) to kill; killed at once when
+        the deadline already passed or Ctrl-C already came (while the engine was starting)."""
         with self._lock:
             self._session = session
             late = self._expired or self.interrupted

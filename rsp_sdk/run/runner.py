@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.registry import get_adapter
-from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery
+from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery, on_launch
 from rsp_sdk.errors import InputError, RspError
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.deadline import Deadline
@@ -274,14 +274,15 @@ def run(
             raise UnsupportedQuery(adapter.name, query.spec.name, missing)
         if not_expressible is not None:
             raise not_expressible
-        session = adapter.open(
-            runtime,
-            recorder.dir / "engine",
-            config=request.engine_config,
-            timeouts=request.timeouts,
-            log_dir=recorder.log_dir,
-            cache=cache,
-        )
+        with on_launch(deadline.watch):  # a slow or hung `open` can be killed too
+            session = adapter.open(
+                runtime,
+                recorder.dir / "engine",
+                config=request.engine_config,
+                timeouts=request.timeouts,
+                log_dir=recorder.log_dir,
+                cache=cache,
+            )
         deadline.watch(session)
         recorder.engine_started(session.pid, runtime.name)
         for iri in streams:
