@@ -23,7 +23,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from rsp_sdk.engine import registry
+from rsp_sdk.engine import Capabilities, Feature, registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.inputs import prepare
 from rsp_sdk.matrix.plan import CellState, parse_only, plan, select
@@ -822,3 +822,58 @@ def _listening(p: psutil.Process) -> bool:
         return any(c.status == psutil.CONN_LISTEN for c in p.net_connections())
     except psutil.Error:
         return False
+
+
+class _ToyWallClock(ToyPyAdapter):
+    """The toy engine declared a wall-clock engine (no APP_TIME_INPUT), as CQELS is."""
+
+    name = "toy-wall"
+    capabilities = Capabilities.of(Feature.AGGREGATES, Feature.RSTREAM)
+
+
+WALL_SPEC = """
+metrics = ["csrbench", "perf"]
+[[engines]]
+name = "toy-wall"
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["time-scale", "rate"]
+time_scales = [1, 2]
+rates = [400]
+"""
+
+
+def test_a_wall_clock_engine_fed_faster_than_real_time_runs_but_is_not_judged(
+    tmp_path: Path,
+) -> None:
+    """A wall-clock engine's windows are wall seconds: at time scale 2 (or a rate) they hold
+    twice the application time the oracle windows, so its verdict would be wrong (specruns11:
+    CQELS' COUNT over 17 s of data in a 5 s window, lsbench at time scale 2.05). Such a cell
+    runs without a verdict and says why; at time scale 1, and on application-time engines at
+    any pace, cells are judged."""
+    registry.register(_ToyWallClock())
+    registry.register(ToyPyAdapter())
+    try:
+        write_inputs(tmp_path)
+        spec_path = write_spec(tmp_path, WALL_SPEC)
+        spec = load_spec(spec_path)
+        cells = plan(spec, spec_path, prepare(spec, spec_path, tmp_path / "inputs"))
+        judged = {(c.engine, c.label.split("/")[2]): "csrbench" in c.metrics for c in cells}
+        assert judged == {
+            ("toy-wall", "time-scale=1"): True,
+            ("toy-wall", "time-scale=2"): False,
+            ("toy-wall", "rate=400"): False,
+            ("toy-py", "time-scale=1"): True,
+            ("toy-py", "time-scale=2"): True,
+            ("toy-py", "rate=400"): True,
+        }
+        result = run_matrix(spec, spec_path, tmp_path / "out", only=["engine=toy-wall,rate=400"])
+        [row] = result.rows
+        assert row["state"] == "ok" and row["triples_pushed"] == SC.triples
+        assert row["verdict"] == "not_judged" and "wall-clock engine fed at 400" in row["reason"]
+    finally:
+        registry.unregister("toy-wall")
+        registry.unregister("toy-py")

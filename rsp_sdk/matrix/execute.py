@@ -219,6 +219,8 @@ def run_cell(
     row.update(run_metrics(run_dir))
     if state is CellState.OK and needs_judging(cell):
         row.update(_judge(cell, spec, adapter, stream, run_dir, oracle))
+    elif state is CellState.OK and cell.not_judged_why:
+        row["reason"] = cell.not_judged_why
     row["wall_s"] = time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)

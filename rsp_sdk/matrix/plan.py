@@ -78,6 +78,9 @@ class Cell(BaseModel):
     engine_config: dict[str, Any] = {}
     timeout_s: float = 600.0
     cell_timeout_s: float | None = None
+    # why a cell that runs gets no verdict although the spec asks for one (a wall-clock engine
+    # fed faster or slower than real time); its metrics then leave the verdict out
+    not_judged_why: str | None = None
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
     gracious: bool = False  # YABench gracious mode too (metric yabench)
@@ -365,6 +368,8 @@ def _cells_for(
             }
         )
         app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
+        unjudged = None if adapter is None or app_time else _wall_clock_scaled(feeder)
+        metrics = [m.value for m in spec.metrics if unjudged is None or m not in JUDGED]
         parallel = spec.wall_clock_free or (
             app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
         )
@@ -401,13 +406,38 @@ def _cells_for(
                 timeout_s=spec.limits.timeout_s,
                 cell_timeout_s=spec.limits.cell_timeout_s,
                 profile_json=profile.model_dump(mode="json") if profile else None,
-                metrics=[m.value for m in spec.metrics],
+                metrics=metrics,
+                not_judged_why=unjudged if len(metrics) < len(spec.metrics) else None,
                 gracious=query.gracious,
                 artifacts=info.artifacts,
                 instances=instances,
             )
         )
     return out
+
+
+JUDGED = (Metric.CSRBENCH, Metric.YABENCH)
+"""The metrics that judge a cell's answers against the oracle's application-time windows."""
+
+
+def _wall_clock_scaled(feeder: FeederConfig | None) -> str | None:
+    """Why an engine that windows on its own wall clock (no ``APP_TIME_INPUT``: CQELS,
+    C-SPARQL 0.9) cannot be judged when fed at another pace than real time, or None: its
+    ``[RANGE 5s]`` holds 5 s of *wall* time, i.e. 5·s s of application time at time scale s,
+    while the oracle's windows are application time. The cell still runs (performance,
+    Rate_max) with verdict not_judged and this reason."""
+    if feeder is None or feeder.mode is not PacingMode.APP_TIME:
+        return None
+    if feeder.rate is not None:
+        pace = f"at {feeder.rate:g} triples/s"
+    elif feeder.time_scale is not None and feeder.time_scale != 1:
+        pace = f"at time scale {feeder.time_scale:g}"
+    else:
+        return None
+    return (
+        f"not judged: a wall-clock engine fed {pace} windows wall seconds, not the stream's "
+        "application time the oracle windows (feed it real-time to judge it)"
+    )
 
 
 def parse_only(only: list[str]) -> dict[str, set[str]]:
