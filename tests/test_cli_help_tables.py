@@ -10,8 +10,8 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
-import click
 import typer.main
 from typer.testing import CliRunner
 
@@ -23,7 +23,7 @@ ORACLE_COMMANDS = (["oracle", "check"], ["oracle", "expected"], ["csrbench"], ["
 
 
 @functools.cache
-def _root() -> click.Command:
+def _root() -> Any:  # typer's vendored click Command
     from rsp_sdk.cli import app
 
     return typer.main.get_command(app)
@@ -32,7 +32,7 @@ def _root() -> click.Command:
 def _commands() -> list[list[str]]:
     """Every command path of the typer app, groups included (``[]`` is ``rsp`` itself)."""
 
-    def walk(command: click.Command, path: list[str]) -> list[list[str]]:
+    def walk(command: Any, path: list[str]) -> list[list[str]]:
         found = [path]
         for name, sub in getattr(command, "commands", {}).items():
             found += walk(sub, [*path, name])
@@ -53,10 +53,10 @@ def _types(path: list[str]) -> dict[str, str | None]:
     """The type column of a command's option tables (what typer's rich help prints for each
     parameter, ``display_type_rich``), without rendering the help: one render costs ~0.4 s."""
     command = _root()
-    ctx = click.Context(command, info_name="rsp")
+    ctx = typer.Context(command, info_name="rsp")
     for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
-        ctx = click.Context(command, info_name=name, parent=ctx)
+        command = command.commands[name]
+        ctx = typer.Context(command, info_name=name, parent=ctx)
     return {p.name or "": p.display_type_rich(ctx) for p in command.get_params(ctx)}
 
 
@@ -89,7 +89,7 @@ def test_oracle_options_on_every_oracle_command() -> None:
 
 def test_a_bad_spark_master_is_refused_before_any_work(rsp_exe: list[str], tmp_path: Path) -> None:
     """Checked first: the inputs named here do not even exist, and no Spark starts."""
-    runs = {
+    runs: dict[str, list[str | Path]] = {
         "oracle check": ["oracle", "check", "-s", "x", "-q", "y", "--answers", "z"],
         "csrbench": ["csrbench", "-e", "csparql", "-o", tmp_path / "c"],
         "matrix run": ["matrix", "run", ROOT / "matrix" / "csrbench.toml", "-o", tmp_path / "m"],
