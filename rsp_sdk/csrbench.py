@@ -99,6 +99,8 @@ class CsrbenchRequest(BaseModel):
     engine_config: dict[str, Any] = Field(default_factory=dict)
     judge: bool = True
     force: bool = False
+    evaluator: str = Field(default="auto", description="the oracle's: auto, oxigraph, sql")
+    spark_master: str | None = Field(default=None, description="None: local[*]")
 
 
 def prepare_stream(data_dir: Path, output: Path) -> Path:
@@ -287,7 +289,14 @@ def run_csrbench(request: CsrbenchRequest, *, progress: Progress | None = None) 
             progress(_verdict(p.row, out))
 
     spec = csrbench_spec(request)
-    result = run_matrix(spec, default_spec(), out, progress=on_cell)
+    result = run_matrix(
+        spec,
+        default_spec(),
+        out,
+        progress=on_cell,
+        evaluator=request.evaluator,
+        spark_master=request.spark_master,
+    )
     verdicts = [_verdict(row, out) for row in result.rows]
     prepare_stream(request.data_dir, out)  # the stream as before, beside the matrix files
     with atomic_path(out / "csrbench.json") as tmp:

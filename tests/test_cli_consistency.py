@@ -63,6 +63,7 @@ def test_durations_accept_units(rsp_exe: list[str], tmp_path: Path) -> None:
         env={**os.environ, "COLUMNS": "80"},
     )
     assert info.returncode == 0, info.stderr
+    assert max(len(line) for line in info.stdout.splitlines()) <= 80, info.stdout
     assert "om-owl:procedure" in info.stdout and "rdf:type" in info.stdout
     assert "om-owl: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>" in info.stdout
 

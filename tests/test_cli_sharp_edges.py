@@ -102,7 +102,9 @@ def test_n3t_export_refuses_to_merge_streams(tmp_path: Path, rsp_exe: list[str])
     fails(proc, "no stream http://e/c", a)
 
 
-def test_a_truncated_answer_file_is_a_clear_error(tmp_path: Path, rsp_exe: list[str]) -> None:
+def test_a_truncated_answer_file_or_no_run_directory_is_a_clear_error(
+    tmp_path: Path, rsp_exe: list[str]
+) -> None:
     src = tmp_path / "s.parquet"
     run_rsp(rsp_exe, "generate", "yabench", "-o", src, "--duration", "1000")
     answers = tmp_path / "answer.json"
@@ -113,6 +115,21 @@ def test_a_truncated_answer_file_is_a_clear_error(tmp_path: Path, rsp_exe: list[
         check=False,
     )
     fails(proc, f"{answers}:1:", "not valid JSON")
+    # cut right after a newline: the error lies past the last line (once an IndexError)
+    answers.write_text('{"relations": [{"head": {"vars": ["a"]},\n')
+    proc = run_rsp(
+        rsp_exe,
+        *("oracle", "check", "-s", src, "-q", Q1, "-p", "csparql", "--answers", answers),
+        check=False,
+    )
+    fails(proc, f"{answers}:2:", "not valid JSON", "the file ends early")
+    # a folder that is neither a run directory nor a Parquet dataset says so
+    proc = run_rsp(
+        rsp_exe,
+        *("oracle", "check", "-s", src, "-q", Q1, "-p", "csparql", "--answers", tmp_path),
+        check=False,
+    )
+    fails(proc, f"{tmp_path}: not a run directory (no outputs.parquet)")
 
 
 # ---- late validation --------------------------------------------------------------------------

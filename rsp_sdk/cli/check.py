@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rsp_sdk.cli.common import console, emit_json
-from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.compare.vocab import Metrics, TimestampClock
@@ -63,6 +63,7 @@ def check_command(
         typer.Option("--output", "-o", help="write the per-window table (Parquet)"),
     ] = None,
     evaluator: EvaluatorOpt = Evaluator.AUTO,
+    spark_master: SparkMasterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Judge FILE against the expected output: exit 0 if correct, 1 if incorrect or no output
@@ -87,6 +88,7 @@ def check_command(
             query_name=query_name,
             clock=clock,
             evaluator=evaluator.value,
+            spark_master=spark_master,
         )
     if output is not None and result.yabench is not None:
         import pyarrow.parquet as pq

@@ -66,10 +66,45 @@ def duration_ms(value: str | int) -> int:
 
 class PlainUsageCommand(typer.core.TyperCommand):
     """Usage lines in the usual POSIX style, ``rsp stream import [OPTIONS] SRC...``: typer
-    writes required arguments as ``{SRC}``, which reads like a shell brace expansion."""
+    writes required arguments as ``{SRC}``, which reads like a shell brace expansion. The
+    option tables name value types a user types (``<str>``), not Python's (``<list[str]>``),
+    and a flag takes no value, so it shows none (typer writes ``<bool>``)."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's vendored click Context
         return [_plain(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_types(super().get_params(ctx), ctx)
+
+
+class PlainGroup(typer.core.TyperGroup):
+    """A command group whose own options (``rsp --verbose``) are shown as its commands' are."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_types(super().get_params(ctx), ctx)
+
+
+def _plain_types(params: list[Any], ctx: Any) -> list[Any]:
+    """Show no type for a flag and the element type for a repeatable option or argument (the
+    type column of typer's tables is ``display_type_rich``)."""
+    for param in params:
+        shown = _plain_type(param, ctx)
+        if shown is not None:
+            param.display_type_rich = lambda ctx, shown=shown: shown
+    return params
+
+
+def _plain_type(param: Any, ctx: Any) -> str | None:
+    if not hasattr(param, "display_type"):
+        return None  # click's own parameter
+    if param.param_type_name == "option" and param.metavar is not None:
+        return None  # an option whose metavar is shown as written
+    if getattr(param, "is_flag", False):
+        return ""
+    shown = str(param.display_type(ctx))  # <list[str]>, <list[Path]>, <list[a|b]>
+    if shown.startswith("<list[") and shown.endswith("]>"):
+        return "<" + shown[6:-2].replace("Path", "path") + ">"
+    return None
 
 
 def _plain(piece: str) -> str:
@@ -80,7 +115,12 @@ def _plain(piece: str) -> str:
 
 
 class RspTyper(typer.Typer):
-    """A ``typer.Typer`` whose commands print plain usage lines (``PlainUsageCommand``)."""
+    """A ``typer.Typer`` whose commands and groups print plain usage lines and option types
+    (``PlainUsageCommand``, ``PlainGroup``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("cls", PlainGroup)
+        super().__init__(*args, **kwargs)
 
     def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
         kwargs.setdefault("cls", PlainUsageCommand)

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json, parse_engine_config
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
 
@@ -61,6 +62,11 @@ def csrbench(
         str | None, typer.Option(help="engine config JSON (or @file.json) passed to open")
     ] = None,
     judge: Annotated[bool, typer.Option(help="judge each output with the oracle")] = True,
+    evaluator: EvaluatorOpt = Evaluator.AUTO,
+    spark_master: SparkMasterOpt = None,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="provisioning cache (default $RSP_CACHE)")
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="replace an OUTPUT an earlier rsp csrbench wrote")
     ] = False,
@@ -76,6 +82,10 @@ def csrbench(
     from rsp_sdk.engine.registry import get_adapter
 
     check_output_dir(output, force=force)
+    if cache is not None:  # engines, bridge and glue are found through $RSP_CACHE, in every child
+        if not cache.is_dir():
+            raise InputError("no such provisioning cache", path=cache, expected="a folder")
+        os.environ["RSP_CACHE"] = str(cache.resolve())
     names = query or list(QUERIES)
     bad = [q for q in names if q not in QUERIES]
     if bad:
@@ -90,6 +100,8 @@ def csrbench(
         engine_config=parse_engine_config(engine_config),
         judge=judge,
         force=force,
+        evaluator=evaluator.value,
+        spark_master=spark_master,
     )
     if not request.data_dir.is_dir():
         raise InputError("the CSRBench data folder is missing", path=request.data_dir)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
@@ -59,15 +60,18 @@ def list_(
     if as_json:
         emit_json([r.model_dump(mode="json") for r in rows])
         return
-    t = Table(title="engines")
-    for col in ("engine", "version", "driver", "runtimes", "provisioned", "origin"):
-        t.add_column(col)
+    # fits 80 columns: one runtime a line, the origin (module:Class) on two, one-space gaps
+    t = Table(title="engines", box=box.SIMPLE_HEAD, show_edge=False, padding=0)
+    for col in ("engine", "version", "driver", "runtimes", "provisioned"):
+        t.add_column(col, no_wrap=True)
+    t.add_column("origin", overflow="fold")
     for r in rows:
+        origin = r.origin.replace(":", "\n:", 1)
         if r.error:
-            t.add_row(r.name, "", "", "", f"[red]load error: {r.error}[/]", r.origin)
+            t.add_row(r.name, "", "", "", f"[red]load error: {r.error}[/]", origin)
             continue
         state = "[green]yes[/]" if r.provisioned else "[yellow]no[/] (below)"
-        t.add_row(r.name, r.version, r.driver_kind, ", ".join(r.runtimes), state, r.origin)
+        t.add_row(r.name, r.version, r.driver_kind, "\n".join(r.runtimes), state, origin)
     if not rows:
         console.print("no engine adapters installed (see README: adapters, RSP_ADAPTERS)")
         return

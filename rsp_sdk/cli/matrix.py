@@ -30,6 +30,7 @@ from rsp_sdk.cli.matrix_tables import (
     reasons_table,
     verdict_table,
 )
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
 
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
@@ -119,6 +120,8 @@ def run_command(
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="rerun failed, timed-out, interrupted cells")
     ] = False,
+    evaluator: EvaluatorOpt = Evaluator.AUTO,
+    spark_master: SparkMasterOpt = None,
     as_json: AsJson = False,
 ) -> None:
     """Run every cell of SPEC not yet done in OUTPUT (a rerun resumes), judge each output,
@@ -162,6 +165,8 @@ def run_command(
                 jobs=jobs,
                 retry_failed=retry_failed,
                 progress=progress,
+                evaluator=evaluator.value,
+                spark_master=spark_master,
             )
         except KeyboardInterrupt:
             bar.stop()

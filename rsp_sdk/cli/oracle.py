@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
-from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt
+from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.cli.queryopts import ParamOpt, QueryOpt, StaticOpt, check_static, parse_params
 from rsp_sdk.cli.sparkprogress import spark_progress
 from rsp_sdk.errors import InputError
@@ -44,9 +44,7 @@ def expected_cmd(
         OutFormat.PARQUET
     ),
     evaluator: EvaluatorOpt = Evaluator.AUTO,
-    spark_master: Annotated[
-        str | None, typer.Option("--spark-master", help="Spark master URL (default local[*])")
-    ] = None,
+    spark_master: SparkMasterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON summary")] = False,
 ) -> None:
     """Compute the expected relations of every candidate t0 in one Spark job."""

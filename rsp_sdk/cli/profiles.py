@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
@@ -34,14 +35,23 @@ def list_(
     if as_json:
         emit_json([{**p.model_dump(mode="json"), "adapter": a or None} for p, a in rows])
         return
-    t = Table(title="profiles: built-in, and declared by installed adapters (adapter column)")
-    for col in ("name", "adapter", "report", "tick", "r2s", "empty relations", "t0 span"):
-        t.add_column(col)
+    # fits 80 columns without cutting a value: one report strategy a line, no box, one-space
+    # gaps (the widest row is 78 columns)
+    t = Table(
+        title="profiles: built-in, and declared by installed adapters\n"
+        "(empty: emits empty relations)",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=0,
+    )
+    for col in ("name", "adapter", "report", "tick", "r2s", "empty", "t0\nspan"):
+        t.add_column(col, no_wrap=True)
     for p, adapter in rows:
         t.add_row(
             p.name,
             adapter or "-",
-            _report(p) + (" (event-driven)" if p.event_driven else ""),
+            "\n".join(sorted(r.value for r in p.report))
+            + ("\n(event-driven)" if p.event_driven else ""),
             p.tick.value,
             p.r2s.value if p.r2s else "query's",
             "yes" if p.emits_empty_relations else "no",

@@ -89,12 +89,15 @@ def read_csrbench_answer(
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
+        lines = exc.doc.splitlines()
+        # a file cut after a newline fails past its last line: there is no line to quote
+        at_end = exc.pos >= len(exc.doc.rstrip())
         raise InputError(
-            f"not valid JSON: {exc.msg}",
+            f"not valid JSON: {exc.msg}" + (" (the file ends early: truncated?)" if at_end else ""),
             path=path,
             line=exc.lineno,
             column=exc.colno,
-            text=exc.doc.splitlines()[exc.lineno - 1] if exc.doc else None,
+            text=lines[exc.lineno - 1] if exc.lineno <= len(lines) else None,
             expected="a CSRBench answer JSON document",
         ) from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -209,4 +212,19 @@ def load_answers(
         return read_csrbench_answer(path, query=query, clock=clock)
     if path.is_dir() and (path / OUTPUTS_FILE).exists():
         return read_result_table(path / OUTPUTS_FILE)
+    if path.is_dir() and not _parquet_parts(path):
+        # neither a run directory nor a Parquet dataset's folder: reading it as a dataset
+        # would complain about whatever file it meets first
+        raise InputError(
+            f"not a run directory (no {OUTPUTS_FILE})",
+            path=path,
+            expected="a run directory written by rsp run, an outputs Parquet, or a CSRBench "
+            "answer .json",
+        )
     return read_result_table(path)
+
+
+def _parquet_parts(folder: Path) -> bool:
+    """Whether ``folder`` is a Parquet dataset: Parquet files only (hidden files aside)."""
+    files = [f for f in folder.iterdir() if not f.name.startswith((".", "_"))]
+    return bool(files) and all(f.suffix == ".parquet" for f in files)

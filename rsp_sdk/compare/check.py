@@ -42,6 +42,7 @@ def check_run(
     query_name: str | None = None,
     clock: TimestampClock = TimestampClock.APP,
     evaluator: str = "auto",
+    spark_master: str | None = None,
 ) -> CheckResult:
     """Judge a run against the oracle: the expected output of ``query`` on ``stream``.
 
@@ -50,7 +51,8 @@ def check_run(
     name, file or ``Profile``) or else the one the run recorded in its ``config.json``. With
     ``metrics=Metrics.YABENCH`` the result also holds the per-window table, with delays
     measured on the run's ``pushed.parquet`` clock. ``t0`` restricts the candidate t0 (ms).
-    ``evaluator``: the oracle's (``auto``, ``oxigraph``, ``sql``). Bad input raises
+    ``evaluator``: the oracle's (``auto``, ``oxigraph``, ``sql``); ``spark_master``: where the
+    process's Spark session starts (default ``local[*]``). Bad input raises
     ``InputError`` before Spark starts.
     """
     from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
@@ -74,6 +76,7 @@ def check_run(
         t0s=list(t0) if t0 else None,
         static=tuple(statics),
         evaluator=evaluator,
+        spark_master=spark_master,
     )
     pushed = read_pushed(run_dir) if run_dir.is_dir() else None
     time_map = None

@@ -40,8 +40,12 @@ def oracle_key(
 class OracleCache:
     """``expected(...)`` from ``RESULTS/expected/`` or, the first time, from the oracle."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, *, evaluator: str = "auto", spark_master: str | None = None
+    ) -> None:
         self.store = store
+        self.evaluator = evaluator  # the oracle options of the command (--evaluator, …)
+        self.spark_master = spark_master
         self._lock = threading.Lock()
         self._keys: dict[str, threading.Lock] = {}
         self.computed = 0
@@ -82,7 +86,15 @@ class OracleCache:
                 return pq.read_table(target), key, _read_classes(classes)
             from rsp_sdk.oracle import plan_job  # Spark: only when needed
 
-            job = plan_job(stream, spec, profile, t0s=t0s, static=static or ())
+            job = plan_job(
+                stream,
+                spec,
+                profile,
+                t0s=t0s,
+                static=static or (),
+                evaluator=self.evaluator,
+                spark_master=self.spark_master,
+            )
             table, t0_classes = job.run_classes()
             inputs: dict[str, Any] = {
                 "stream_sha256": stream_sha256,

@@ -143,6 +143,8 @@ def run_matrix(
     jobs: int = 1,
     retry_failed: bool = False,
     progress: ProgressFn | None = None,
+    evaluator: str = "auto",
+    spark_master: str | None = None,
 ) -> MatrixResult:
     started = time.monotonic()
     INTERRUPT.clear()
@@ -167,7 +169,7 @@ def run_matrix(
         if done is not None:
             store.retire(cell.key)
         todo.append(cell)
-    oracle = OracleCache(store)
+    oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
 
     def one(cell: Cell) -> None:
         judge_only = cell.key in to_judge

@@ -147,6 +147,7 @@ def expected(
     spark: Any = None,
     evaluator: str = "auto",
     time_unit_ms: int | None = None,
+    spark_master: str | None = None,
 ) -> pa.Table:
     """The expected output (EXPECTED_SCHEMA) of every candidate t0, from one Spark job.
 
@@ -155,7 +156,8 @@ def expected(
     file; ``t0s``: explicit candidates (default: the profile's t0 policy); ``static``: RDF or
     Parquet files (or tables) loaded into the default graph; ``evaluator``: ``auto``,
     ``oxigraph`` or ``sql``; ``time_unit_ms``: the stream's time unit in ms, required for a
-    bare ``pa.Table`` (no stream metadata) unless ``t0s`` are given — the candidates step by it.
+    bare ``pa.Table`` (no stream metadata) unless ``t0s`` are given — the candidates step by it;
+    ``spark_master``: where the process's session starts when ``spark`` is not given.
     """
     job = plan_job(
         stream,
@@ -166,6 +168,7 @@ def expected(
         spark=spark,
         evaluator=evaluator,
         time_unit_ms=time_unit_ms,
+        spark_master=spark_master,
     )
     return job.run()
 
