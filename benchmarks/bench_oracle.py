@@ -369,7 +369,10 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
     out: list[Result] = []
     q1_s = 0.0
     huge = stations >= HUGE_STATIONS
-    factor = 10 if huge else 5  # the warm target: ≥ 10× at 21 M, ≥ 5× below
+    # the targets: ≥ 5× warm and ≥ 2× with Spark start at 2.1 M, ≥ 10× warm at 21 M;
+    # smaller sizes print their ratios with no target (growth is judged from them)
+    factor = 10 if huge else 5 if stations >= 10_000 else None
+    cold = 2 if factor == 5 else None
     for name in HUGE_QUERIES if huge else LARGE_QUERIES:
         text = YABENCH_QUERIES[name]
         took, oracle = _timed_oracle(table, text, WINDOW_CLOSE, spark)
@@ -383,16 +386,16 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
                 f"{label} {name}: oracle warm vs loop",
                 took,
                 "s",
-                f"≥ {factor}× the loop",
-                naive_s / took / factor,
+                f"≥ {factor}× the loop" if factor else "",
+                naive_s / took / (factor or 1),
                 f"loop {naive_s:.1f} s = {naive_s / took:.2f}× the oracle; {same}; {load}",
             ),
             Result(
                 f"{label} {name}: oracle with Spark start vs loop",
                 took + spark_s,
                 "s",
-                "≥ 2× the loop",
-                naive_s / (took + spark_s) / 2,
+                f"≥ {cold}× the loop" if cold else "",
+                naive_s / (took + spark_s) / (cold or 1),
                 f"{naive_s / (took + spark_s):.2f}× (start {spark_s:.1f} s)",
             ),
         ]
@@ -404,7 +407,7 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
             f"{label} content change Istream tuple tick Q1",
             took,
             "s",
-            "≤ 20 s warm at 2.1 M",
+            "≤ 20 s warm at 2.1 M" if cold else "",
             20 / took,
             f"{cc.num_rows:,} rows; {load}",
         )
@@ -419,7 +422,7 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
             f"{label} sliding ω/β = 10 vs tumbling, Q1",
             sliding_s / tumbling_s,
             "×",
-            "≤ 3×",
+            "≤ 3× at 2.1 M" if cold else "",
             3 / (sliding_s / tumbling_s),
             f"sliding {sliding_s:.1f} s, tumbling {tumbling_s:.1f} s; {load}",
         )
