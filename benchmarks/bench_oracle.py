@@ -130,15 +130,17 @@ def naive_expected(stream: pa.Table, query: str, omega: int, beta: int, t0: int)
     spec = parse_rspql(query)
     times = stream.column("t_app_ms")
     t_max = pc.max(times).as_py()
-    nt = pc.binary_join_element_wise(
-        stream.column("s"), stream.column("p"), stream.column("o"), pa.scalar(" .\n"), " "
-    )
+    spo = stream.select(["s", "p", "o"])
     rows: dict[str, list[Any]] = {k: [] for k in ("t_app_ms", "open", "close", "binding")}
     previous: set[str] = set()
     o = t0
     while o <= t_max:
         mask = pc.and_(pc.greater_equal(times, o), pc.less(times, o + omega))
-        data = "".join(nt.filter(mask).to_pylist()).encode()
+        # the window's triples as N-Triples text, joined per window (one whole-stream text
+        # column would hold 2.3 GB at 21 M triples)
+        part = spo.filter(mask)
+        nt = pc.binary_join_element_wise(*part.columns, pa.scalar(" .\n"), " ")
+        data = "".join(nt.to_pylist()).encode()
         if data:  # non-empty content: an empty window is not reported
             store = ox.Store()
             store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
@@ -282,22 +284,50 @@ LARGE_STATIONS = [
     int(s) for s in os.environ.get("RSP_BENCH_ORACLE_STATIONS", "1000,10000").split(",") if s
 ]
 LARGE_QUERIES = ["Q1 filter", "Q4-like AVG", "Q6 join"]
+# at 21 M triples the loop takes minutes per query: ``RSP_BENCH_ORACLE_HUGE_QUERIES`` (default
+# Q1 only) picks the queries timed at that size, and the sliding/content-change rows are skipped
+HUGE_STATIONS = 100_000
+HUGE_QUERIES = [
+    q for q in os.environ.get("RSP_BENCH_ORACLE_HUGE_QUERIES", "Q1 filter").split(",") if q
+]
 
 
-def _peak_rss_mib(spark: Any) -> tuple[float, float]:
-    """Peak resident memory (MiB) of this Python driver and of the Spark JVM (local mode)."""
+def _vm_hwm_mib(pid: int) -> float:
+    """Peak resident memory (MiB) of a live process, 0 when it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):  # pragma: no cover - gone, or not Linux
+        pass
+    return 0.0
+
+
+def _executor_pids(app_id: str) -> list[int]:
+    """Executor JVMs of this application on this machine (a standalone cluster's workers)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"CoarseGrainedExecutorBackend" in cmd and app_id.encode() in cmd:
+            pids.append(int(proc.name))
+    return pids
+
+
+def _peak_rss_mib(spark: Any) -> tuple[float, float, float]:
+    """Peak resident memory (MiB) of this Python driver, the driver's JVM (which runs the
+    tasks in local mode) and the executor JVMs of a cluster (0 in local mode)."""
     import resource
 
     py = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    jvm = 0.0
-    try:
-        pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                jvm = int(line.split()[1]) / 1024
-    except (OSError, ValueError):  # pragma: no cover - not Linux, or a remote JVM
-        pass
-    return py, jvm
+    sc = spark.sparkContext
+    jvm = _vm_hwm_mib(int(sc._jvm.ProcessHandle.current().pid()))
+    executors = sum(_vm_hwm_mib(pid) for pid in _executor_pids(sc.applicationId))
+    return py, jvm, executors
 
 
 def _same_answers(oracle: pa.Table, naive: pa.Table) -> bool:
@@ -338,7 +368,12 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
     load = f"load {os.getloadavg()[0]:.1f}"
     out: list[Result] = []
     q1_s = 0.0
-    for name in LARGE_QUERIES:
+    huge = stations >= HUGE_STATIONS
+    # the issue's targets: ≥ 5× warm and ≥ 2× with Spark start at 2.1 M, ≥ 10× warm at 21 M;
+    # smaller sizes print their ratios with no target (growth is judged from them)
+    factor = 10 if huge else 5 if stations >= 10_000 else None
+    cold = 2 if factor == 5 else None
+    for name in HUGE_QUERIES if huge else LARGE_QUERIES:
         text = YABENCH_QUERIES[name]
         took, oracle = _timed_oracle(table, text, WINDOW_CLOSE, spark)
         q1_s = took if name == "Q1 filter" else q1_s
@@ -351,26 +386,28 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
                 f"{label} {name}: oracle warm vs loop",
                 took,
                 "s",
-                "≥ 5× the loop",
-                naive_s / took / 5,
+                f"≥ {factor}× the loop" if factor else "",
+                naive_s / took / (factor or 1),
                 f"loop {naive_s:.1f} s = {naive_s / took:.2f}× the oracle; {same}; {load}",
             ),
             Result(
                 f"{label} {name}: oracle with Spark start vs loop",
                 took + spark_s,
                 "s",
-                "≥ 2× the loop",
-                naive_s / (took + spark_s) / 2,
+                f"≥ {cold}× the loop" if cold else "",
+                naive_s / (took + spark_s) / (cold or 1),
                 f"{naive_s / (took + spark_s):.2f}× (start {spark_s:.1f} s)",
             ),
         ]
+    if huge:
+        return out, q1_s
     took, cc = _timed_oracle(table, YABENCH_QUERIES["Q1 filter"], "cqels", spark)
     out.append(
         Result(
             f"{label} content change Istream tuple tick Q1",
             took,
             "s",
-            "≤ 20 s warm at 2.1 M",
+            "≤ 20 s warm at 2.1 M" if cold else "",
             20 / took,
             f"{cc.num_rows:,} rows; {load}",
         )
@@ -385,7 +422,7 @@ def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result]
             f"{label} sliding ω/β = 10 vs tumbling, Q1",
             sliding_s / tumbling_s,
             "×",
-            "≤ 3×",
+            "≤ 3× at 2.1 M" if cold else "",
             3 / (sliding_s / tumbling_s),
             f"sliding {sliding_s:.1f} s, tumbling {tumbling_s:.1f} s; {load}",
         )
@@ -412,15 +449,17 @@ def large() -> list[Result]:
         out, q1_s = _large_size(stations, spark, spark_s)
         results += out
         growth.append((stations, q1_s))
-        py, jvm = _peak_rss_mib(spark)
+        py, jvm, executors = _peak_rss_mib(spark)
+        total = py + jvm + executors
         results.append(
             Result(
                 f"peak RSS after {stations:,} stations",
-                py + jvm,
+                total,
                 "MiB",
-                "≤ 12 GiB at 21 M",
-                12 * 1024 / (py + jvm),
-                f"driver Python {py:,.0f} MiB + Spark JVM {jvm:,.0f} MiB",
+                "≤ 12 GiB at 21 M" if stations >= HUGE_STATIONS else "",
+                12 * 1024 / total,
+                f"driver Python {py:,.0f} MiB + driver JVM {jvm:,.0f} MiB + executor JVMs "
+                f"{executors:,.0f} MiB (the naive loop runs in the driver Python process too)",
             )
         )
     for (n0, t0), (n1, t1) in itertools.pairwise(growth):

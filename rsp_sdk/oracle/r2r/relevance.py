@@ -78,16 +78,29 @@ def constraints(query: QuerySpec, algebra: Any) -> list[Constraint] | None:
 
 
 def relevant(table: pa.Table, window: int, found: list[Constraint] | None) -> np.ndarray:
-    """Mask of the rows (s, p, o) of window ``window`` that match some pattern over it."""
+    """Mask of the rows (s, p, o) of window ``window`` that match some pattern over it.
+
+    Patterns that fix only their predicate are tested together (one ``is_in`` over the
+    predicates); each other (column, constant) comparison runs once, however many patterns
+    share it: string comparisons over every row are most of the cost at millions of rows."""
     if found is None:
         return np.ones(table.num_rows, dtype=bool)
     mask = np.zeros(table.num_rows, dtype=bool)
-    for graph, s, p, o in found:
-        if graph not in (window, ANY_WINDOW):
+    mine = [c for c in found if c[0] in (window, ANY_WINDOW)]
+    only_p = sorted({p for _, s, p, o in mine if s is None and p is not None and o is None})
+    if only_p:
+        hits = pc.is_in(table.column("p"), value_set=pa.array(only_p, pa.string()))
+        mask |= hits.to_numpy(zero_copy_only=False)
+    equal: dict[tuple[str, str], np.ndarray] = {}
+    for _, s, p, o in mine:
+        if s is None and p is not None and o is None:
             continue
         cond = np.ones(table.num_rows, dtype=bool)
         for col, const in (("s", s), ("p", p), ("o", o)):
             if const is not None:
-                cond &= pc.equal(table.column(col), const).to_numpy(zero_copy_only=False)
+                if (col, const) not in equal:
+                    eq = pc.equal(table.column(col), const)
+                    equal[col, const] = eq.to_numpy(zero_copy_only=False)
+                cond &= equal[col, const]
         mask |= cond
     return mask

@@ -314,6 +314,32 @@ def _join_order(patterns: list[Pattern]) -> list[Pattern]:
     return order
 
 
+def _pushed_filters(
+    plan: SqlPlan, cols: dict[str, str], const_id: Callable[[str], int], order: list[Pattern]
+) -> dict[int, list[tuple[str, str]]]:
+    """FILTERs over one variable, applied also to the first pattern (in join order) binding it.
+
+    In this fragment a FILTER constrains the whole conjunctive pattern, so rows of that
+    pattern it rejects can join into no solution: dropping them before the joins (FILTER
+    ?value > 95 keeps 5 % of a self-join's side) changes nothing, and the filter still runs
+    on the joined rows as well. Returns {position in ``order``: [(variable, SQL condition)]}.
+    """
+    out: dict[int, list[tuple[str, str]]] = {}
+    for f in plan.filters:
+        comp = _Compiler(plan, cols, const_id)
+        try:
+            cond = comp.boolean(f.expr, f.scope)
+        except NotInFragment:  # pragma: no cover - compile_plan raises it for the whole query
+            continue
+        if len(comp.valued_vars) != 1:
+            continue
+        (v,) = comp.valued_vars
+        j = next((k for k, p in enumerate(order) if v in p.variables), None)
+        if j is not None:
+            out.setdefault(j, []).append((v, cond))
+    return out
+
+
 @dataclass(frozen=True)
 class Prejoin:
     """Window shape by joining first: the patterns are joined once over the single window's
@@ -388,9 +414,15 @@ def compile_plan(
     froms: list[str] = []
     provider: dict[str, str] = {}
     keyed: list[str] = []
+    pushed = _pushed_filters(plan, cols, const_id, order)
     for j, pat in enumerate(order):
         alias = f"a{j}"
         sql, provided = _pattern_sql(pat, cols, temporal, const_id)
+        for v, cond in pushed.get(j, []):
+            sql = (
+                f"SELECT q.* FROM ({sql}) q LEFT JOIN {{num}} n_{cols[v]} "
+                f"ON n_{cols[v]}.id = q.{cols[v]} WHERE {cond}"
+            )
         conds: list[str] = []
         for v in pat.variables:
             if v in provider and provider[v] != alias:
