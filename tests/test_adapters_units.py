@@ -361,3 +361,20 @@ def test_csparql_inlined_window_triples_are_separated_from_static_triples() -> N
     SELECT ?m ?f WHERE { GRAPH ex:w { ?m ex:at ?r } ?r ex:onFloor ?f }"""
     q = spec(text, static=("urn:static",), prefixes={"ex": "http://ex.org/"})
     assert "WHERE { ?m ex:at ?r . ?r ex:onFloor ?f }" in render_csparql(q)
+
+
+def test_csparql_window_blocks_inside_a_subquery_become_groups() -> None:
+    """Found by LSBench's nested query (empty relations on C-SPARQL): a window block inside a
+    sub-SELECT was kept as ``GRAPH ex:w { … }``, a named graph C-SPARQL never has."""
+    text = """PREFIX ex: <http://ex.org/>
+    SELECT ?r ?n WHERE {
+      { SELECT ?r (COUNT(?m) AS ?n) WHERE { GRAPH ex:w { ?m ex:at ?r } } GROUP BY ?r }
+      FILTER(?n >= 1)
+    }"""
+    got = render_csparql(spec(text, prefixes={"ex": "http://ex.org/"}))
+    assert got.endswith(
+        "WHERE { { SELECT ?r (COUNT(?m) AS ?n) WHERE { { ?m ex:at ?r } } GROUP BY ?r } "
+        "FILTER(?n >= 1) }"
+    )
+    other = "SELECT ?s WHERE { ?s ?p ?o OPTIONAL { GRAPH <urn:g> { ?s ?q ?x } } }"
+    assert "GRAPH <urn:g> { ?s ?q ?x }" in render_csparql(spec(other))  # not the window: kept

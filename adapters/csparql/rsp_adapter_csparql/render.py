@@ -11,8 +11,10 @@ C-SPARQL evaluates the query body over one model holding the window content *and
 graphs, so an RSP-QL ``WINDOW <w> { P }`` block (``GRAPH <w> { P }`` in the QuerySpec's SPARQL)
 becomes plain ``P`` when that means the same (P holds only triple patterns, or the body holds
 nothing else but FILTERs), and the group ``{ P }`` otherwise; every other element of the body is
-kept as written. A QuerySpec in the plain form (CSRBench
-properties: the body already ranges over the window) is kept as it is.
+kept as written, except that a window block nested in it (in a sub-SELECT, OPTIONAL, UNION…)
+becomes the group ``{ P }`` too: left as ``GRAPH <w> { P }`` it asks for a named graph C-SPARQL
+never has, and matches nothing (LSBench's nested query ran with empty relations so). A QuerySpec
+in the plain form (CSRBench properties: the body already ranges over the window) is kept as it is.
 
 One window only: C-SPARQL builds a single Esper statement per query and applies the window of an
 arbitrary one of several FROM STREAM clauses. 0.9.7's window grammar knows whole seconds,
@@ -23,12 +25,14 @@ from __future__ import annotations
 
 import re
 
-from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.query.sparqltext import (
     SparqlShapeError,
     duration,
+    expand,
     only_triples,
     parse_select,
+    tokens,
     window_named,
 )
 
@@ -89,6 +93,7 @@ def render_csparql(spec: QuerySpec, *, units: tuple[str, ...] = UNITS_097) -> st
         raise RenderError(f"query {spec.name!r}: {exc}") from exc
     # the window block's content joins the rest of the body: inline it when that changes
     # nothing (only triple patterns, or nothing else in the body but FILTERs), else keep it a group
+    prefixes = _prefixes(spec, shape.prologue)
     alone = sum(1 for i in shape.items if i.kind != "filter") == 1
     body: list[str] = []
     for n, item in enumerate(shape.items):
@@ -100,7 +105,7 @@ def render_csparql(spec: QuerySpec, *, units: tuple[str, ...] = UNITS_097) -> st
                 inner = inner.rstrip(" .") + " ."
             body.append(inner if flat else f"{{ {inner} }}")
         else:
-            body.append(" ".join(item.text.split()))
+            body.append(" ".join(_unwrap_window(item.text, spec, window, prefixes).split()))
     parts = [
         f"REGISTER QUERY {query_name(spec)} AS",
         shape.prologue,
@@ -113,6 +118,29 @@ def render_csparql(spec: QuerySpec, *, units: tuple[str, ...] = UNITS_097) -> st
         shape.modifiers,
     ]
     return " ".join(p for p in parts if p)
+
+
+def _prefixes(spec: QuerySpec, prologue: str) -> dict[str, str]:
+    """The spec's prefixes and the query's own PREFIX declarations (to expand ``GRAPH ex:w``)."""
+    known = dict(spec.prefixes)
+    toks = tokens(prologue)
+    for i, t in enumerate(toks[:-2]):
+        if t.is_word("PREFIX") and toks[i + 2].kind == "iri":
+            known.setdefault(toks[i + 1].text[:-1], toks[i + 2].text[1:-1])
+    return known
+
+
+def _unwrap_window(text: str, spec: QuerySpec, window: WindowSpec, prefixes: dict[str, str]) -> str:
+    """``text`` with every nested ``GRAPH <window> { P }`` written as the group ``{ P }``."""
+    toks = tokens(text)
+    out: list[str] = []
+    pos = 0
+    for i, t in enumerate(toks[:-2]):
+        nested = t.is_word("GRAPH") and toks[i + 2].text == "{"
+        if nested and window_named(spec, expand(toks[i + 1], prefixes)) is window:
+            out.append(text[pos : t.start])
+            pos = toks[i + 2].start
+    return "".join(out) + text[pos:]
 
 
 def _best(ms: int, units: tuple[str, ...]) -> tuple[str, ...]:
