@@ -21,6 +21,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,6 +146,19 @@ class SharedWork:
     """
 
     relations: dict[tuple[Any, ...], pa.Table] = field(default_factory=dict)
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+    _locks: dict[tuple[Any, ...], threading.Lock] = field(default_factory=dict)
+
+    def relations_of(self, key: tuple[Any, ...], compute: Callable[[], pa.Table]) -> pa.Table:
+        """The relations under ``key``, computed once: jobs run in threads (``run_jobs``) wait
+        for the one computing them rather than computing them again."""
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            hit = self.relations.get(key)
+            if hit is None:
+                hit = self.relations[key] = compute()
+            return hit
 
 
 class OracleJob:
@@ -590,11 +605,7 @@ class OracleJob:
         if self.choice.evaluator == "sql":
             if self.shared is None:
                 return self._relations_sql()
-            key = self._share_key()
-            hit = self.shared.relations.get(key)
-            if hit is None:
-                hit = self.shared.relations[key] = self._relations_sql()
-            return hit
+            return self.shared.relations_of(self._share_key(), self._relations_sql)
         events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
         elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
