@@ -27,7 +27,7 @@ def test_profiles_with_equal_contents_share_relations_and_keep_their_own_output(
     spark: Any,
 ) -> None:
     text = query("?m ?r", "?m ex:detectedAt ?r", "PT2S", "PT1S", r2s="ISTREAM")
-    t0 = T0Policy(step_ms=100, span="window")
+    t0 = T0Policy(step_ms=500, span="window")
     rstream = profile(ReportPolicy.WINDOW_CLOSE, r2s="rstream", empty=True, t0=t0)
     istream = profile(ReportPolicy.WINDOW_CLOSE, r2s="istream", empty=False, t0=t0)
     stream = rooms(SIX)
