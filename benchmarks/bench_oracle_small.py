@@ -96,7 +96,7 @@ def small() -> list[Result]:
     rooms_q = parse_rspql(ROOMS)
 
     def six(grouped: bool) -> tuple[int, int, int]:
-        job = plan_job(rooms, rooms_q, EVERY_MS, spark=spark, t0_classes=grouped)
+        job = plan_job(rooms, rooms_q, EVERY_MS, spark=spark, t0_classes=grouped, time_unit_ms=1)
         return len(job.candidates), len(job.t0s), job.run().num_rows
 
     results += _show(_before_after(f"{rooms.num_rows}-triple rooms stream", "≤ 1 s", 1.0, six))
