@@ -50,6 +50,9 @@ class OracleCache:
         self._keys: dict[str, threading.Lock] = {}
         self.computed = 0
         self.reused = 0
+        # the oracle's work shared by the profiles of one stream (the last one seen: a matrix
+        # runs a stream's cells together, and a stream's relations can be large)
+        self._shared: tuple[tuple[str, tuple[str, ...]], Any] | None = None
 
     def _key_lock(self, key: str) -> threading.Lock:
         with self._lock:
@@ -94,6 +97,7 @@ class OracleCache:
                 static=static or (),
                 evaluator=self.evaluator,
                 spark_master=self.spark_master,
+                shared=self._shared_work(stream_sha256, statics),
             )
             table, t0_classes = job.run_classes()
             inputs: dict[str, Any] = {
@@ -114,6 +118,17 @@ class OracleCache:
                 pq.write_table(table, tmp)
             self.computed += 1
             return table, key, _read_classes(classes)
+
+    def _shared_work(self, stream_sha256: str, statics: list[str]) -> Any:
+        """The ``SharedWork`` of this stream content and static data (profiles that need the
+        same window contents of a query then get its relations computed once)."""
+        from rsp_sdk.oracle.job import SharedWork
+
+        ident = (stream_sha256, tuple(statics))
+        with self._lock:
+            if self._shared is None or self._shared[0] != ident:
+                self._shared = (ident, SharedWork())
+            return self._shared[1]
 
 
 CLASSES_FILE = "classes.parquet"

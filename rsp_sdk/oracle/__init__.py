@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["expected", "plan_job"]
+__all__ = ["expected", "plan_job", "plan_jobs", "run_jobs"]
 
 
 def __getattr__(name: str) -> Any:
     # pyspark is heavy to import: load the job machinery only when asked for
-    if name in ("expected", "plan_job"):
+    if name in ("expected", "plan_job", "plan_jobs", "run_jobs"):
         from rsp_sdk.oracle import api as module
 
         return getattr(module, name)

@@ -9,7 +9,8 @@ and its number of elements.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.stream import STREAM_METADATA_KEY, STREAM_SCHEMA, StreamMeta
-from rsp_sdk.oracle.job import Choice, OracleJob, choose_evaluator
+from rsp_sdk.oracle.job import Choice, OracleJob, SharedWork, choose_evaluator
 from rsp_sdk.oracle.s2r import t0_candidates
 from rsp_sdk.query import load_query
 from rsp_sdk.query.sparql import parse_select
@@ -80,6 +81,7 @@ def plan_job(
     t0_classes: bool = True,
     time_unit_ms: int | None = None,
     spark_master: str | None = None,
+    shared: SharedWork | None = None,
 ) -> OracleJob:
     """Everything but running: inputs read, reports enumerated, evaluator chosen.
 
@@ -88,12 +90,97 @@ def plan_job(
     ``time_unit_ms``: the stream's time unit, needed for a table without stream metadata when
     the candidates come from the profile (no ``t0s``). Without ``spark``, the process's session
     is used, started on ``spark_master`` (default ``local[*]``) once every input has been checked.
+    ``shared``: work shared with other jobs over the same stream content and static data (see
+    ``plan_jobs``); the caller vouches for that sameness (the matrix keys it by the stream's hash).
+    """
+    (job,) = plan_jobs(
+        stream,
+        [(query, profile)],
+        t0s=t0s,
+        static=static,
+        spark=spark,
+        evaluator=evaluator,
+        params=params,
+        t0_classes=t0_classes,
+        time_unit_ms=time_unit_ms,
+        spark_master=spark_master,
+        shared=shared,
+    )
+    return job
+
+
+def plan_jobs(
+    stream: Path | str | pa.Table,
+    combos: Iterable[tuple[QuerySpec | Path | str, Profile | Path | str]],
+    *,
+    t0s: Iterable[int] | None = None,
+    static: Iterable[Path | str | pa.Table] = (),
+    spark: Any = None,
+    evaluator: str = "auto",
+    params: Mapping[str, str] | None = None,
+    t0_classes: bool = True,
+    time_unit_ms: int | None = None,
+    spark_master: str | None = None,
+    shared: SharedWork | None = None,
+) -> list[OracleJob]:
+    """``plan_job`` for many (query, profile) pairs over one stream and static graph.
+
+    The stream and static data are read and checked once, every pair is checked before Spark
+    starts, and the jobs share their work (``SharedWork``): profiles that need the same window
+    contents of the same query get its relations computed once. Run the jobs in any order.
     """
     from rsp_sdk.oracle.spark import get_spark
 
+    table, unit = _stream(stream, time_unit_ms)
+    static_table = _static(static)
+    explicit = sorted(set(int(t) for t in t0s)) if t0s is not None else None
+    planned = [
+        _plan(table, unit, static_table, q, p, explicit, evaluator, params) for q, p in combos
+    ]
+    session = spark if spark is not None else get_spark(spark_master)
+    shared = shared if shared is not None else SharedWork()
+    return [
+        OracleJob(
+            session,
+            table,
+            spec,
+            algebra,
+            prof,
+            candidates,
+            static_table,
+            evaluator,
+            t0_classes=t0_classes,
+            shared=shared,
+        )
+        for spec, algebra, prof, candidates in planned
+    ]
+
+
+def run_jobs(jobs: Sequence[OracleJob], *, threads: int = 2) -> list[pa.Table]:
+    """``job.run()`` of each job, ``threads`` at a time, in the jobs' order.
+
+    On small inputs a job is mostly latency (planning, Py4J round trips, task launches): two
+    jobs at once keep the driver and the executors busy while the other waits.
+    """
+    if threads <= 1 or len(jobs) <= 1:
+        return [job.run() for job in jobs]
+    with ThreadPoolExecutor(threads, thread_name_prefix="rsp-oracle") as pool:
+        return list(pool.map(lambda job: job.run(), jobs))
+
+
+def _plan(
+    table: pa.Table,
+    unit: int | None,
+    static_table: pa.Table | None,
+    query: QuerySpec | Path | str,
+    profile: Profile | Path | str,
+    t0s: list[int] | None,
+    evaluator: str,
+    params: Mapping[str, str] | None,
+) -> tuple[QuerySpec, Any, Profile, list[int]]:
+    """One pair's query, algebra, profile and candidates, checked (pure Python, no Spark)."""
     spec = load_query(query, params)
     prof = load_profile(profile)
-    table, unit = _stream(stream, time_unit_ms)
     if t0s is None and unit is None:
         raise InputError(
             "the stream table carries no time unit (no rsp_sdk.stream metadata), and the t0 "
@@ -108,11 +195,8 @@ def plan_job(
     times = table.column("t_app_ms")
     t_min = int(pa.compute.min(times).as_py()) if table.num_rows else 0
     candidates = (
-        sorted(set(int(t) for t in t0s))
-        if t0s is not None
-        else t0_candidates(prof, spec, stream_unit_ms=unit or 1, t_min=t_min)
+        t0s if t0s is not None else t0_candidates(prof, spec, stream_unit_ms=unit or 1, t_min=t_min)
     )
-    static_table = _static(static)
     # an evaluator that cannot run the query is refused before Spark starts (the job decides
     # again, on the same inputs: the choice is cheap, pure Python)
     choose_evaluator(
@@ -123,18 +207,7 @@ def plan_job(
         requested=evaluator,
         has_static=static_table is not None and static_table.num_rows > 0,
     )
-    session = spark if spark is not None else get_spark(spark_master)
-    return OracleJob(
-        session,
-        table,
-        spec,
-        parsed.algebra,
-        prof,
-        candidates,
-        static_table,
-        evaluator,
-        t0_classes=t0_classes,
-    )
+    return spec, parsed.algebra, prof, candidates
 
 
 def expected(
@@ -173,4 +246,4 @@ def expected(
     return job.run()
 
 
-__all__ = ["Choice", "expected", "plan_job"]
+__all__ = ["Choice", "SharedWork", "expected", "plan_job", "plan_jobs", "run_jobs"]

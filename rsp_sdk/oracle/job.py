@@ -21,8 +21,10 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +137,30 @@ def window_masks(query: QuerySpec, streams: pa.Array) -> list[np.ndarray]:
     return masks
 
 
+@dataclass
+class SharedWork:
+    """Work shared by the jobs of one batch (``plan_jobs``): one stream, one static graph.
+
+    Profiles whose reports need the same content keys (C-SPARQL and SPARQLstream on CSRBench)
+    get the same SQL relations; R2S, empty relations and report times stay each job's own.
+    """
+
+    relations: dict[tuple[Any, ...], pa.Table] = field(default_factory=dict)
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+    _locks: dict[tuple[Any, ...], threading.Lock] = field(default_factory=dict)
+
+    def relations_of(self, key: tuple[Any, ...], compute: Callable[[], pa.Table]) -> pa.Table:
+        """The relations under ``key``, computed once: jobs run in threads (``run_jobs``) wait
+        for the one computing them rather than computing them again."""
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            hit = self.relations.get(key)
+            if hit is None:
+                hit = self.relations[key] = compute()
+            return hit
+
+
 class OracleJob:
     """One expected-output computation (all t0 candidates) on one SparkSession."""
 
@@ -150,8 +176,10 @@ class OracleJob:
         evaluator: str,
         *,
         t0_classes: bool = True,
+        shared: SharedWork | None = None,
     ) -> None:
         self.spark = spark
+        self.shared = shared
         self.query = query
         self.profile = profile
         self.candidates = sorted(set(t0s))
@@ -589,7 +617,9 @@ class OracleJob:
         Its cached DataFrames and Parquet files are dropped by ``run``/``run_classes``, which
         own the job from first scan to last action."""
         if self.choice.evaluator == "sql":
-            return self._relations_sql()
+            if self.shared is None:
+                return self._relations_sql()
+            return self.shared.relations_of(self._share_key(), self._relations_sql)
         events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
         elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
@@ -601,6 +631,22 @@ class OracleJob:
                 "kr": table.column("kr"),
                 "binding": binding,
             }
+        )
+
+    def _share_key(self) -> tuple[Any, ...]:
+        """What the SQL relations depend on besides the stream and static data (which a
+        ``SharedWork`` holds fixed): the query, the geometry, and the content keys needed."""
+        keys = self.reports.select(["kc", "kb", "kr"]).group_by(["kc", "kb", "kr"]).aggregate([])
+        keys = keys.sort_by([("kc", "ascending"), ("kb", "ascending"), ("kr", "ascending")])
+        flat = np.stack([keys.column(c).to_numpy() for c in ("kc", "kb", "kr")])
+        return (
+            self.query.sparql,
+            self.query.base_iri,
+            tuple(self.query.variables),
+            tuple((w.name, w.stream, w.range_ms, w.step_ms) for w in self.query.windows),
+            self.query.window_graphs,
+            self.geom.step_ms,
+            hashlib.sha256(np.ascontiguousarray(flat, dtype=np.int64).tobytes()).hexdigest(),
         )
 
     # -- the whole job --------------------------------------------------------------------------
