@@ -131,13 +131,15 @@ def _yabench_wft(spark: Any) -> list[Result]:
     label = f"YABench WindowFactoryTest ({stream.num_rows} triples)"
 
     def classes() -> tuple[int, int, int]:
-        job = plan_job(stream, spec, EVERY_MS, spark=spark)
+        job = plan_job(stream, spec, EVERY_MS, spark=spark, time_unit_ms=1)
         out, cls = job.run_classes()
         return len(job.candidates), len(cls.representatives), out.num_rows
 
     classes()
     took, (cands, n_cls, rows) = _timed(classes)
-    one, _ = _timed(lambda: plan_job(stream, spec, EVERY_MS, spark=spark, t0s=[0]).run())
+    one, _ = _timed(
+        lambda: plan_job(stream, spec, EVERY_MS, spark=spark, t0s=[0], time_unit_ms=1).run()
+    )
     return [
         Result(
             f"{label}: all t0, class output (warm)",
