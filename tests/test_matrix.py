@@ -774,6 +774,31 @@ def test_the_tables_fit_an_80_column_terminal_without_cutting_a_header_or_value(
             assert "tr/s: triples/s reached" in text
 
 
+def test_a_report_headline_table_wider_than_the_terminal_is_folded_not_cut() -> None:
+    """`rsp report`'s headline tables (the functional suite: 19 queries) at 80 columns: one
+    row per engine × query instead of a grid of "…"; a narrow table prints as a grid."""
+    import pandas as pd
+    from rich.console import Console
+
+    from rsp_sdk.cli.matrix_tables import frame_table
+
+    queries = [f"query_number_{i}" for i in range(19)]
+    frame = pd.DataFrame(
+        [[e, *(f"correct {i}" for i in range(19))] for e in ("rspjs@subprocess", "cqels@py4j")],
+        columns=["engine@runtime", *queries],
+    )
+    console = Console(record=True, width=80)
+    console.print(frame_table("Verdict per engine@runtime and query", frame, console.width))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80 and "…" not in text
+    assert all(q in text for q in queries) and "correct 18" in text
+    assert sum(1 for line in text.splitlines() if "cqels@py4j" in line) == 1
+    narrow = Console(record=True, width=80)
+    narrow.print(frame_table("cells", frame.iloc[:, :3], narrow.width))
+    grid = next(line for line in narrow.export_text().splitlines() if "engine@runtime" in line)
+    assert "query_number_0" in grid and "query_number_1" in grid
+
+
 def _listening(p: psutil.Process) -> bool:
     try:
         return any(c.status == psutil.CONN_LISTEN for c in p.net_connections())

@@ -64,7 +64,7 @@ def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = No
         t.add_column(q, justify="center", no_wrap=True)
     for name, per_query in by.items():
         t.add_row(name, *(_verdict_text(per_query.get(q, [])) for q in queries))
-    if width is None or _fits(t, width):
+    if width is None or fits(t, width):
         return t
     long = Table(title=title, show_lines=False)
     long.add_column("engine@runtime", no_wrap=True)
@@ -76,7 +76,7 @@ def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = No
     return long
 
 
-def _fits(table: Table, width: int) -> bool:
+def fits(table: Table, width: int) -> bool:
     """Whether ``table`` prints within ``width`` columns without cutting a cell."""
     from rich.console import Console
 
@@ -121,7 +121,7 @@ def perf_table(rows: list[dict[str, Any]], title: str, width: int | None = None)
         for name, members in by.items()
     ]
     t = _perf(title, [wide for wide, _, _ in PERF_COLUMNS], body)
-    if width is None or _fits(t, width):
+    if width is None or fits(t, width):
         return t
     narrow = _perf(title, [short for _, short, _ in PERF_COLUMNS], body, box.SIMPLE_HEAD)
     narrow.caption = "; ".join(why for _, _, why in PERF_COLUMNS if why)
@@ -244,3 +244,26 @@ def rate_max_table(searches: list[dict[str, Any]], title: str) -> Table:
             probes,
         )
     return t
+
+
+def frame_table(caption: str, frame: Any, width: int | None = None) -> Table:
+    """A report's headline table (a DataFrame of text cells) for the terminal. Wider than
+    ``width`` (the functional suite's 19 queries in 80 columns would print as rows of "…"),
+    it is folded into one row per (first column, other column) pair, so nothing is cut."""
+    columns = [str(c) for c in frame.columns]
+    rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    wide = Table(title=caption, title_justify="left")
+    for col in columns:
+        wide.add_column(col)
+    for row in rows:
+        wide.add_row(*row)
+    if width is None or len(columns) < 2 or fits(wide, width):
+        return wide
+    long = Table(title=caption, title_justify="left")
+    long.add_column(columns[0], no_wrap=True)
+    long.add_column("column", overflow="fold")
+    long.add_column("value", overflow="fold")
+    for row in rows:
+        for n, (col, value) in enumerate(zip(columns[1:], row[1:], strict=True)):
+            long.add_row(row[0] if n == 0 else "", col, value)
+    return long

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from rsp_sdk.cli.common import console
+from rsp_sdk.cli.matrix_tables import frame_table
 
 
 def report_command(
@@ -26,12 +26,7 @@ def report_command(
 
     summary = build_report(results, output)
     for ref in summary.headline:
-        table = Table(title=ref.caption, title_justify="left")
-        for col in ref.frame.columns:
-            table.add_column(str(col))
-        for row in ref.frame.itertuples(index=False):
-            table.add_row(*map(str, row))
-        console.print(table)
+        console.print(frame_table(ref.caption, ref.frame, console.width))
     if summary.missing:
         console.print(
             f"[yellow]{summary.missing} planned cell(s) missing: the matrix is partial[/]"
