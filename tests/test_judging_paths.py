@@ -82,20 +82,39 @@ def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark
     # as under a terminal (a suite started in the background inherits SIGINT ignored)
     signal.signal(signal.SIGINT, _on_sigint(signal.default_int_handler))
     sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    group = "rsp-ctrl-c-test"  # this action's jobs only: other tests share the session
+
+    def running() -> list[int]:
+        jobs = (tracker.getJobInfo(j) for j in tracker.getJobIdsForGroup(group))
+        return [j.jobId for j in jobs if j is not None and j.status == "RUNNING"]
+
+    sent: list[float] = []
+
+    def interrupt() -> None:  # once the job runs, not at a fixed delay (a loaded machine)
+        until = time.monotonic() + 60
+        while not running() and time.monotonic() < until:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
     action = spark.range(0, 400_000_000, numPartitions=2).select(
         F.sum(F.sqrt("id") * F.sin("id") * F.cos("id"))
     )
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
-    started = time.monotonic()
-    timer.start()
+    sc.setJobGroup(group, "SIGINT during an action", interruptOnCancel=True)
+    thread = threading.Thread(target=interrupt, daemon=True)
+    thread.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             action.collect()
+        raised = time.monotonic()
     finally:
-        timer.cancel()
+        thread.join(timeout=70)
         signal.signal(signal.SIGINT, installed)
-    assert time.monotonic() - started < 3.0
+        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    assert sent and raised - sent[0] < 3.0
     until = time.monotonic() + 10
-    while sc.statusTracker().getActiveJobsIds() and time.monotonic() < until:
+    while running() and time.monotonic() < until:
         time.sleep(0.1)
-    assert list(sc.statusTracker().getActiveJobsIds()) == []
+    assert running() == [] and tracker.getJobIdsForGroup(group)

@@ -35,7 +35,7 @@ def report_results(
     rsp_exe: list[str], shared_data: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     """RESULTS of a real `rsp matrix run` (tests/fixtures/report_matrix.toml): rsp-js, and
-    CQELS where provisioned, on CSRBench Q4, judged by the oracle.
+    rsp-rs where provisioned, on CSRBench Q4, judged by the oracle.
 
     ``$RSP_REPORT_RESULTS`` names a folder that `rsp matrix run` already wrote from this spec
     (the matrix takes minutes on a loaded machine); it is resumed, so it is complete after."""
@@ -189,8 +189,8 @@ def test_incorrect_cell_shows_first_divergence(
 ) -> None:
     wrong = [c for c in _cells(report_results) if c["verdict"] == "incorrect"]
     if not wrong:
-        cqels = {c["state"]: c["reason"] for c in _cells(report_results) if c["engine"] == "cqels"}
-        pytest.skip(f"no cell judged incorrect to show (CQELS cells: {cqels})")
+        rsprs = {c["state"]: c["reason"] for c in _cells(report_results) if c["engine"] == "rsprs"}
+        pytest.skip(f"no cell judged incorrect to show (rsp-rs cells: {rsprs})")
     page = (report[0] / "index.html").read_text()
     detail = json.loads(wrong[0]["divergence_detail"])
     assert f"First diverging relation of {wrong[0]['label']}" in page
