@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 import typer.core
@@ -13,6 +13,12 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from rsp_sdk.errors import InputError
+
+# the provisioning cache, on every command that finds or provisions engines
+CacheOpt = Annotated[
+    Path | None,
+    typer.Option("--cache", help="provisioning cache (default $RSP_CACHE or ~/.cache/rsp-sdk)"),
+]
 
 console = Console()
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import RspTyper, console, emit_json, parse_engine_config
+from rsp_sdk.cli.common import (
+    CacheOpt,
+    RspTyper,
+    console,
+    emit_json,
+    parse_engine_config,
+)
 from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
 from rsp_sdk.util.outdir import check_output_dir
@@ -64,9 +70,7 @@ def csrbench(
     judge: Annotated[bool, typer.Option(help="judge each output with the oracle")] = True,
     evaluator: EvaluatorOpt = Evaluator.AUTO,
     spark_master: SparkMasterOpt = None,
-    cache: Annotated[
-        Path | None, typer.Option("--cache", help="provisioning cache (default $RSP_CACHE)")
-    ] = None,
+    cache: CacheOpt = None,
     force: Annotated[
         bool, typer.Option("--force", help="replace an OUTPUT an earlier rsp csrbench wrote")
     ] = False,

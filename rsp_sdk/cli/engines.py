@@ -11,7 +11,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from rsp_sdk.cli.common import RspTyper, console, emit_json
+from rsp_sdk.cli.common import CacheOpt, RspTyper, console, emit_json
 from rsp_sdk.cli.probe import probe_command
 from rsp_sdk.errors import RspError
 
@@ -24,11 +24,6 @@ app = RspTyper(
 )
 
 app.command("probe")(probe_command)
-
-CacheOpt = Annotated[
-    Path | None,
-    typer.Option("--cache", help="provisioning cache (default $RSP_CACHE or ~/.cache/rsp-sdk)"),
-]
 
 
 def _cache(path: Path | None) -> ProvisionCache:

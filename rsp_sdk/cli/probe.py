@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from rsp_sdk.cli.common import console, emit_json, parse_engine_config
+from rsp_sdk.cli.common import CacheOpt, console, emit_json, parse_engine_config
 
 if TYPE_CHECKING:  # the probe (engines, pyarrow) loads when the command runs
     from rsp_sdk.probe.model import Fingerprint
@@ -33,9 +33,7 @@ def probe_command(
             "the timestamps, up to its own phase; the clock stays undecided)",
         ),
     ] = False,
-    cache: Annotated[
-        Path | None, typer.Option("--cache", help="provisioning cache (default $RSP_CACHE)")
-    ] = None,
+    cache: CacheOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Feed the engine short probe streams and infer its SECRET profile from its outputs."""
