@@ -223,6 +223,20 @@ def test_cell_keys_are_stable_and_change_with_their_inputs(
     assert keys(spec_path, "inputs3") != first  # the stream's content, not its name
 
 
+@pytest.mark.parametrize("engine", ["etalis", "jtalis"])
+def test_a_rendering_with_blank_nodes_is_the_same_on_every_parse(engine: str) -> None:
+    """The engine's text of a query is part of a cell's key. rdflib labels `[ … ]` blank nodes
+    at random on each parse; the ETALIS renderer used those labels (and their order), so every
+    `rsp matrix plan` or rerun gave CSRBench Q6 on ETALIS/JTALIS new keys (cells rerun)."""
+    from rsp_sdk.csrbench import engine_query
+    from rsp_sdk.query import load_query
+
+    adapter = registry.get_adapter(engine)
+    q6 = REPO / "matrix" / "queries" / "csrbench" / "q6.rspql"
+    texts = {adapter.render(engine_query(load_query(q6), adapter)) for _ in range(4)}
+    assert len(texts) == 1 and "?_b0" in texts.pop()
+
+
 KILL_SPEC = """
 metrics = ["perf"]
 repetitions = 3
@@ -351,6 +365,27 @@ def test_the_oracle_runs_once_per_input_and_judges_every_cell(toy: None, tmp_pat
     assert by[("q1", 1)]["artifacts"] == "{}"  # the fixture engine has no provisioned files
     again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
     assert (again.ran, again.skipped, again.oracle_computed) == (0, 4, 0)
+    _rejudge_by_hand(tmp_path / "out", by[("q1", 1)])
+
+
+def _rejudge_by_hand(out: Path, row: dict[str, Any]) -> None:
+    """docs/matrix-results.md's command: `rsp oracle check` on a cell's run directory with the
+    QuerySpec the cell ran (queries/<sha16>.json, named in its config.json) and its input
+    gives the matrix's verdict and t0."""
+    from typer.testing import CliRunner
+
+    from rsp_sdk.cli import app
+
+    run_dir = out / row["run_dir"]
+    config = json.loads((run_dir / "config.json").read_text())
+    query = Path(config["query"]["source"])
+    assert query.parent == out / "queries" and query.suffix == ".json"
+    stream = out / "inputs" / f"{row['stream_sha256']}.parquet"
+    args = ["oracle", "check", "-s", str(stream), "-q", str(query), "--answers", str(run_dir)]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    cli = json.loads(result.stdout[result.stdout.index("{") :])
+    assert (cli["state"], cli["t0"]) == (row["verdict"], row["t0_ms"])
 
 
 def test_results_directory_not_written_by_the_matrix_is_refused(

@@ -216,6 +216,28 @@ def test_toml_and_json_query_files(tmp_path: Path) -> None:
         load_query(tmp_path / "nowin.toml")
 
 
+def test_a_query_spec_dumped_as_json_reads_back_unchanged(tmp_path: Path) -> None:
+    """The matrix keeps each cell's QuerySpec as queries/<sha16>.json (a template, two windows
+    and prefixes here); `-q` on that file must give the very same spec, and a broken one names
+    the field."""
+    text = (
+        "PREFIX ex: <http://ex.org/>\nREGISTER ISTREAM ex:q AS SELECT ?s ?o\n"
+        "FROM NAMED WINDOW ex:w ON ex:s [RANGE ${R} STEP PT1S]\n"
+        "FROM NAMED WINDOW ex:v ON ex:t [RANGE PT2S STEP PT1S]\n"
+        "WHERE { WINDOW ex:w { ?s ex:p ?o } WINDOW ex:v { ?o ex:p ?s } }\n"
+    )
+    spec = parse_rspql(text, params={"R": "PT3S"})
+    dumped = tmp_path / "0123456789abcdef.json"
+    dumped.write_text(spec.model_dump_json(indent=2))
+    assert load_query(dumped) == spec and load_query(dumped).windows[0].range_ms == 3000
+    broken = json.loads(dumped.read_text())
+    broken["windows"][1]["step_ms"] = "soon"
+    dumped.write_text(json.dumps(broken))
+    with pytest.raises(InputError, match=r"windows\.1\.step_ms") as err:
+        load_query(dumped)
+    assert err.value.path == dumped
+
+
 def test_yabench_folders(shared_data: Path) -> None:
     folders = sorted((shared_data / "YABench+yabench" / "tests").iterdir())
     folders += sorted(

@@ -144,11 +144,15 @@ def test_report_page_in_chromium(
             rate_max = page.eval_on_selector_all(
                 "#table-rate-max tbody tr", "rows => rows.map(r => r.innerText)"
             )
+            # a table wider than the window scrolls inside its section, never the whole page
+            unwrapped = page.locator("table.data:not(div.wide > table)").count()
+            page_width = page.evaluate("() => document.documentElement.scrollWidth")
             page.locator(f"#{links[0][1:]}").scroll_into_view_if_needed()
             page.screenshot(path=str(shots / "report-detail.png"))
         finally:
             browser.close()
     assert problems == []
+    assert (unwrapped, page_width) == (0, 1280)
     assert requests and all(u.startswith("file://") for u in requests), requests
     assert len(requests) == 1  # the page itself: every style and figure is inline
     expected = _expected_grid(_cells(report_results))
@@ -208,12 +212,31 @@ def test_partial_matrix_lists_missing_cells(
     shutil.copytree(report_results, partial)
     killed = sorted(partial.glob("cells/*/cell.json"))[0]
     label = json.loads(killed.read_text())["label"]
+    engine = json.loads(killed.read_text())["engine"]
     killed.unlink()  # what a matrix killed during this cell leaves
+    # and a spec that does not ask for LSBench: its section says so (not "no two engines")
+    matrix = json.loads((partial / "matrix.json").read_text())
+    matrix["spec"]["metrics"] = ["csrbench", "perf"]
+    (partial / "matrix.json").write_text(json.dumps(matrix))
+    (partial / "mismatch.parquet").unlink(missing_ok=True)
     proc = run_rsp(rsp_exe, "report", partial, "-o", tmp_path / "REPORT")
     assert "1 planned cell(s) missing" in proc.stdout
     page = (tmp_path / "REPORT" / "index.html").read_text()
     assert "This matrix is partial" in page and label in page
     assert label in (tmp_path / "REPORT" / "tables" / "missing.md").read_text()
+    assert "does not ask for LSBench" in page
+    planned = [c for c in matrix["plan"] if c["engine"] == engine]
+    runtime = planned[0]["runtime"]
+    progress = (tmp_path / "REPORT" / "tables" / "engines-progress.md").read_text()
+    row = f"{engine}@{runtime} | {len(planned) - 1} of {len(planned)} | 1"
+    assert row in " ".join(progress.split()), progress
+
+
+def test_column_headers_do_not_repeat_template_parameters_the_query_name_spells() -> None:
+    from rsp_sdk.report.results import column_label
+
+    assert column_label("q1[RANGE=PT1S]", '{"RANGE": "PT1S"}', 1000.0) == "q1[RANGE=PT1S] @1000/s"
+    assert column_label("q1", '{"RANGE": "PT1S"}', None) == "q1 RANGE=PT1S"
 
 
 def test_bad_inputs_exit_2_and_write_nothing(

@@ -4,6 +4,7 @@
 
 * ``FILE.properties#srb.query1`` (or a properties file holding one query): CSRBench;
 * ``FILE.toml`` / ``FILE.json``: plain SPARQL with ``window_ms``, ``slide_ms``, ``first_t0_ms``;
+  or a whole ``QuerySpec`` as JSON (the matrix's ``RESULTS/queries/<sha16>.json``);
 * a folder with ``oracle.query`` and ``config.json``: a YABench test;
 * anything else: an RSP-QL text file (``${VAR}`` parameters from ``params``);
 * a string holding the RSP-QL query itself (it has a newline or a brace).

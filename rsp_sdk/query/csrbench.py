@@ -15,6 +15,10 @@ Two spellings are read:
       slide_ms = 10000        # default: window_ms
       first_t0_ms = 0         # optional
       r2s = "rstream"         # optional
+
+  or a whole ``QuerySpec`` as JSON (``windows`` instead of ``window_ms``): what the matrix keeps
+  under ``RESULTS/queries/`` for each cell, so the query a cell ran can be judged again by hand
+  with ``rsp oracle check -q RESULTS/queries/<sha16>.json``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S
@@ -218,6 +224,8 @@ def load_query_file(path: Path) -> QuerySpec:
         ) from None
     if not isinstance(data, dict):
         raise InputError("the query file must hold one table/object", path=path)
+    if "windows" in data and "window_ms" not in data:
+        return _query_spec(data, path)
     sparql = data.get("sparql")
     if not isinstance(sparql, str):
         raise InputError("missing the 'sparql' string", path=path, expected='sparql = "SELECT …"')
@@ -267,3 +275,23 @@ def load_query_file(path: Path) -> QuerySpec:
         if parsed.oxigraph_error
         else [],
     )
+
+
+def _query_spec(data: dict[str, Any], path: Path) -> QuerySpec:
+    """A dumped ``QuerySpec`` (the matrix's ``queries/<sha16>.json``), read back as it was: its
+    ``sparql`` is already the oracle's body (REGISTER and FROM clauses blanked), so re-parsing
+    it as the small TOML form would lose the windows, prefixes and template parameters."""
+    try:
+        spec = QuerySpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(
+            f"invalid query field {where or '(query)'}: {first['msg']}",
+            path=path,
+            text=str(first.get("input"))[:200],
+            expected="the fields of rsp_sdk.model.query.QuerySpec (a matrix queries/*.json)",
+        ) from None
+    if not spec.windows:
+        raise InputError("the query has no window", path=path, expected="a non-empty 'windows'")
+    return spec

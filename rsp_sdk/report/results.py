@@ -112,11 +112,16 @@ def series_id(series: tuple[Any, ...]) -> str:
 
 
 def column_label(query: str, params: str | None, rate: float | None) -> str:
-    """The verdict grid's column: the query, with its parameters and rate when set."""
+    """The verdict grid's column: the query, with its parameters and rate when set.
+
+    The matrix already names a template's cells ``q1[RANGE=PT1S]``: a parameter the name
+    spells is not repeated (``q1[RANGE=PT1S] RANGE=PT1S`` filled every header of ren16)."""
     out = query
     if params and params not in ("{}", "null"):
         with contextlib.suppress(ValueError, AttributeError):
-            out += " " + ",".join(f"{k}={v}" for k, v in sorted(json.loads(params).items()))
+            pairs = [f"{k}={v}" for k, v in sorted(json.loads(params).items())]
+            extra = [p for p in pairs if p not in query]
+            out += " " + ",".join(extra) if extra else ""
     if rate is not None:
         out += f" @{rate:g}/s"
     return out
@@ -225,6 +230,26 @@ class Results:
         spec = self.matrix.get("spec") or {}
         name = spec.get("name") if isinstance(spec, dict) else None
         return str(name or self.matrix.get("spec_path") or self.root.name)
+
+    @property
+    def metrics(self) -> list[str] | None:
+        """The metrics the spec asked for (None: matrix.json does not say)."""
+        spec = self.matrix.get("spec")
+        found = spec.get("metrics") if isinstance(spec, dict) else None
+        return [str(m) for m in found] if isinstance(found, list) else None
+
+    def progress(self) -> pd.DataFrame:
+        """Per engine@runtime: cells planned, finished (cell.json written) and missing."""
+        done = {c.key for c in self.cells}
+        rows: dict[str, list[int]] = {}
+        for p in self.planned:
+            counts = rows.setdefault(p.row, [0, 0])
+            counts[0] += 1
+            counts[1] += p.key in done
+        return pd.DataFrame(
+            [[row, f"{f} of {n}", n - f] for row, (n, f) in rows.items()],
+            columns=["engine@runtime", "finished of planned", "missing"],
+        )
 
     def frame(self) -> pd.DataFrame:
         """Every finished cell as one row (the columns of cell.json)."""

@@ -73,6 +73,7 @@ class _Renderer:
         self.windows = {w.name for w in spec.windows}
         self.window_graphs = bool(getattr(spec, "window_graphs", False)) or self._has_window_graph()
         self.fresh = 0
+        self.bnodes: dict[str, str] = {}
         self.out = _Pattern()
 
     def fail(self, what: str, feature: Feature | None = None) -> RenderError:
@@ -88,8 +89,8 @@ class _Renderer:
 
         if isinstance(node, Variable):
             return f"?{node}"
-        if isinstance(node, BNode):
-            return f"?_b{abs(hash(str(node))) % 10**8}"
+        if isinstance(node, BNode):  # numbered in order (see _stable): rdflib's are random
+            return self.bnodes.setdefault(str(node), f"?_b{len(self.bnodes)}")
         if isinstance(node, URIRef):
             text = str(node)
             if any(c in text for c in "<>'{}|\\`\"") or any(ord(c) <= 0x20 for c in text):
@@ -197,7 +198,7 @@ class _Renderer:
             raise self.fail(f"the pattern {node!r}")
         name = node.name
         if name == "BGP":
-            for t in node["triples"]:
+            for t in _stable(node["triples"]):
                 if stream:
                     self.out.stream.append(self.triple(t))
                 else:
@@ -321,3 +322,16 @@ def render_ep_sparql(spec: QuerySpec, engine: str = "etalis") -> str:
     the WITHIN window in milliseconds and the stream the window reads (ETALIS has one event
     stream, so the drivers keep other streams' triples out of it)."""
     return json.dumps(_Renderer(spec, engine).render(), ensure_ascii=False)
+
+
+def _stable(triples: list[Any]) -> list[Any]:
+    """A BGP's triples in an order that does not depend on blank-node labels.
+
+    rdflib labels ``[ … ]`` blank nodes at random on every parse and orders a BGP's triples by
+    comparing them, so the same query rendered in two processes gave two texts — and the
+    rendered text is part of a matrix cell's key: every rerun of CSRBench Q6 or YABench's join
+    on ETALIS/JTALIS planned new cells. Sorted with blank nodes blanked (a stable sort), then
+    numbered in that order by ``term``."""
+    from rdflib import BNode
+
+    return sorted(triples, key=lambda t: tuple("" if isinstance(x, BNode) else str(x) for x in t))

@@ -25,6 +25,13 @@ class Mismatch:
 
     def render(self, results: Results, out: Artifacts) -> Markup:
         frame = results.optional_table("mismatch")
+        asked = results.metrics
+        if frame is None and asked is not None and "lsbench" not in asked:
+            return render(
+                "note.html.j2",
+                text="The spec does not ask for LSBench's mismatch "
+                f'(metrics = {", ".join(asked) or "none"}; add "lsbench" to compare engines).',
+            )
         if frame is None:
             return render(
                 "note.html.j2",

@@ -32,6 +32,9 @@ class Overview:
             columns=["outcome", "cells"],
         )
         summary_ref = out.table("outcomes", summary, "Cells by outcome", headline=True)
+        engines_ref = out.table(
+            "engines-progress", results.progress(), "Cells per engine: finished of planned"
+        )
         missing_ref = None
         if results.missing:
             frame = pd.DataFrame(
@@ -47,6 +50,7 @@ class Overview:
             "overview.html.j2",
             results=results,
             summary=summary_ref,
+            engines=engines_ref,
             missing=missing_ref,
             shown=SHOWN_MISSING,
             machine=machine,
