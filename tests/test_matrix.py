@@ -223,6 +223,39 @@ def test_cell_keys_are_stable_and_change_with_their_inputs(
     assert keys(spec_path, "inputs3") != first  # the stream's content, not its name
 
 
+def test_a_generated_stream_is_planned_from_its_recipe_without_generating_it_again(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rsp matrix plan` keys cells by the stream's sha256; a recipe seen before (generator,
+    parameters, generator code) gives it without generating (yabench.toml's 2.1 M-triple
+    streams), and a run regenerates only when the file is missing from inputs/."""
+    monkeypatch.setenv("RSP_CACHE", str(tmp_path / "cache"))
+    params = "{ stations = 2, interval_ms = 1000, duration_ms = 3000, seed = 1 }"
+    spec_path = tmp_path / "g.toml"
+    spec_path.write_text(
+        'name = "g"\n[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+        f'[[streams]]\nname = "sg"\ngenerator = {{ name = "yabench", params = {params} }}\n'
+    )
+    write_inputs(tmp_path)
+    spec = load_spec(spec_path)
+
+    def keys(inputs: str, plan_only: bool) -> list[str]:
+        streams = prepare(spec, spec_path, tmp_path / inputs, plan_only=plan_only)
+        return [c.key for c in plan(spec, spec_path, streams)]
+
+    first = keys("run1", plan_only=False)
+    assert len(list((tmp_path / "run1").glob("*.parquet"))) == 1
+    assert keys("plan", plan_only=True) == first  # from the recipe: nothing generated
+    assert list((tmp_path / "plan").glob("*.parquet")) == []
+    assert keys("run2", plan_only=False) == first  # a run needs the file: generated again
+    assert len(list((tmp_path / "run2").glob("*.parquet"))) == 1
+    other = params.replace("stations = 2", "stations = 3")
+    spec_path.write_text(spec_path.read_text().replace(params, other))
+    spec = load_spec(spec_path)
+    assert keys("plan2", plan_only=True) != first  # another recipe: generated to be hashed
+    assert len(list((tmp_path / "plan2").glob("*.parquet"))) == 1
+
+
 @pytest.mark.parametrize("engine", ["etalis", "jtalis"])
 def test_a_rendering_with_blank_nodes_is_the_same_on_every_parse(engine: str) -> None:
     """The engine's text of a query is part of a cell's key. rdflib labels `[ … ]` blank nodes

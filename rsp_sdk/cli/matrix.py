@@ -60,7 +60,8 @@ def plan_command(
     ] = False,
 ) -> None:
     """List the cells a spec runs, refused/unavailable ones with the reason, and the expected
-    wall time. Runs nothing (the streams are prepared in a temporary folder to hash them)."""
+    wall time. Runs nothing (a stream is generated, in a temporary folder, only the first
+    time its recipe is seen: its sha256 is part of every cell key)."""
     from rsp_sdk.matrix.plan import CellState
     from rsp_sdk.matrix.ratesearch import max_probes, targets
     from rsp_sdk.matrix.run import planned
@@ -68,7 +69,7 @@ def plan_command(
 
     loaded = load_spec(spec)
     with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
-        _, cells = planned(loaded, spec, Path(tmp), only)
+        _, cells = planned(loaded, spec, Path(tmp), only, plan_only=True)
     runnable = [c for c in cells if c.state is CellState.PLANNED]
     wall = len(runnable) * loaded.expected_cell_s
     searches = targets(loaded, runnable)

@@ -7,6 +7,9 @@ silently mixing results of two different inputs.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -192,29 +195,102 @@ def _slice(table: pa.Table, slice_ms: int) -> pa.Table:
     return table.filter(keep)
 
 
-def prepare(spec: MatrixSpec, spec_path: Path, inputs: Path) -> dict[str, PreparedStream]:
-    """Every stream of the spec under ``inputs/`` (content-addressed; reused when present)."""
+def prepare(
+    spec: MatrixSpec, spec_path: Path, inputs: Path, *, plan_only: bool = False
+) -> dict[str, PreparedStream]:
+    """Every stream of the spec under ``inputs/`` (content-addressed; reused when present).
+
+    A generated stream whose recipe (generator, parameters, generator code) was built before
+    is not generated again when its file is already in ``inputs/``; with ``plan_only`` (``rsp
+    matrix plan``: only the keys matter) the recorded sha256 is enough, file or not."""
     base = spec_path.resolve().parent
     out: dict[str, PreparedStream] = {}
     inputs.mkdir(parents=True, exist_ok=True)
     for axis in spec.streams:
-        with tempfile.TemporaryDirectory(dir=inputs, prefix=".prepare-") as tmp:
-            built = Path(tmp) / "stream.parquet"
-            generated = _build(axis, base, built)
-            sha = _keep(built, inputs)
-            static = [expand(s, base) for s in axis.static]
-            for s in static:
-                if not s.exists():
-                    raise InputError(f"stream {axis.name}: static data not found", path=s)
-            if generated is not None and generated.num_rows:
-                made = Path(tmp) / "static.parquet"
-                write_static(generated, made)
-                static.append(inputs / f"{_keep(made, inputs)}.parquet")
+        recipe = recipe_key(axis)
+        known = _known(recipe, inputs, plan_only) if recipe else None
+        if known is not None:
+            sha, made = known
+        else:
+            sha, made = _prepare_one(axis, base, inputs)
+            if recipe:
+                _remember(recipe, sha, made)
+        static = [expand(s, base) for s in axis.static]
+        for s in static:
+            if not s.exists():
+                raise InputError(f"stream {axis.name}: static data not found", path=s)
+        static_sha = [sha256_of(s) if s.is_file() else str(s) for s in static]
+        if made is not None:
+            static.append(inputs / f"{made}.parquet")
+            static_sha.append(made)
         out[axis.name] = PreparedStream(
             name=axis.name,
             path=inputs / f"{sha}.parquet",
             sha256=sha,
             static=static,
-            static_sha256=[sha256_of(s) if s.is_file() else str(s) for s in static],
+            static_sha256=static_sha,
         )
     return out
+
+
+def _prepare_one(axis: StreamAxis, base: Path, inputs: Path) -> tuple[str, str | None]:
+    """Build one stream into ``inputs/``: (its sha256, the sha256 of the static data its
+    generator made, if any)."""
+    with tempfile.TemporaryDirectory(dir=inputs, prefix=".prepare-") as tmp:
+        built = Path(tmp) / "stream.parquet"
+        generated = _build(axis, base, built)
+        sha = _keep(built, inputs)
+        if generated is None or not generated.num_rows:
+            return sha, None
+        made = Path(tmp) / "static.parquet"
+        write_static(generated, made)
+        return sha, _keep(made, inputs)
+
+
+def recipe_key(axis: StreamAxis) -> str | None:
+    """What a generated stream is made of — generator, parameters and the code of
+    ``rsp_sdk.streams`` (generators and the Parquet writer) — hashed; None for an import, whose
+    content only hashing its files can tell."""
+    if axis.generator is None:
+        return None
+    doc = {"generator": axis.generator.name, "params": axis.generator.params, "code": _code()}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@functools.cache
+def _code() -> str:
+    root = Path(__file__).resolve().parents[1] / "streams"
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _recipe_file(recipe: str) -> Path:
+    from rsp_sdk.runtime.bridge import cache_root
+
+    return cache_root() / "matrix" / "streams" / f"{recipe}.json"
+
+
+def _known(recipe: str, inputs: Path, plan_only: bool) -> tuple[str, str | None] | None:
+    """(stream sha256, generated static sha256) recorded for this recipe, when usable: the
+    files are in ``inputs/`` (or only keys are needed)."""
+    try:
+        doc = json.loads(_recipe_file(recipe).read_text(encoding="utf-8"))
+        sha, made = str(doc["sha256"]), doc.get("static_sha256")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # never recorded, or unreadable: build it
+    wanted = [sha] + ([made] if made else [])
+    if not plan_only and not all((inputs / f"{w}.parquet").is_file() for w in wanted):
+        return None
+    return sha, made
+
+
+def _remember(recipe: str, sha: str, made: str | None) -> None:
+    path = _recipe_file(recipe)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            tmp.write_text(json.dumps({"sha256": sha, "static_sha256": made}) + "\n")
+    except OSError:
+        pass  # a read-only cache only costs the next plan a generation

@@ -67,12 +67,17 @@ class MatrixResult(BaseModel):
 
 
 def planned(
-    spec: MatrixSpec, spec_path: Path, inputs: Path, only: list[str] | None = None
+    spec: MatrixSpec,
+    spec_path: Path,
+    inputs: Path,
+    only: list[str] | None = None,
+    *,
+    plan_only: bool = False,
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
     named = parse_only(only or []).get("stream", set())
     if named:  # --only stream=…: the other streams are neither generated nor imported
         spec = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
-    streams = prepare(spec, spec_path, inputs)
+    streams = prepare(spec, spec_path, inputs, plan_only=plan_only)
     return streams, select(plan(spec, spec_path, streams), only or [])
 
 
