@@ -416,7 +416,7 @@ def _rejudge_by_hand(out: Path, row: dict[str, Any]) -> None:
     stream = out / "inputs" / f"{row['stream_sha256']}.parquet"
     args = ["oracle", "check", "-s", str(stream), "-q", str(query), "--answers", str(run_dir)]
     # --t0: the cell's own t0 only (the oracle's other candidates cost 2 s and prove nothing more)
-    result = CliRunner().invoke(app, [*args, "--t0", str(row["t0_ms"]), "--json"])
+    result = CliRunner().invoke(app, [*args, f"--t0={row['t0_ms']}", "--json"])
     assert result.exit_code == 0, result.output
     cli = json.loads(result.stdout[result.stdout.index("{") :])
     assert (cli["state"], cli["t0"]) == (row["verdict"], row["t0_ms"])
