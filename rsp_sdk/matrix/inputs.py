@@ -248,12 +248,17 @@ def _prepare_one(axis: StreamAxis, base: Path, inputs: Path) -> tuple[str, str |
 
 
 def recipe_key(axis: StreamAxis) -> str | None:
-    """What a generated stream is made of — generator, parameters and the code of
-    ``rsp_sdk.streams`` (generators and the Parquet writer) — hashed; None for an import, whose
-    content only hashing its files can tell."""
+    """What a generated stream is made of — generator, parameters, the code of
+    ``rsp_sdk.streams`` (generators and the Parquet writer), numpy and pyarrow — hashed; None
+    for an import, whose content only hashing its files can tell."""
     if axis.generator is None:
         return None
-    doc = {"generator": axis.generator.name, "params": axis.generator.params, "code": _code()}
+    doc = {
+        "generator": axis.generator.name,
+        "params": axis.generator.params,
+        "code": _code(),
+        "libs": [np.__version__, pa.__version__],  # random draws and the Parquet writer
+    }
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
