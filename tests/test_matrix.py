@@ -223,6 +223,43 @@ def test_cell_keys_are_stable_and_change_with_their_inputs(
     assert keys(spec_path, "inputs3") != first  # the stream's content, not its name
 
 
+def test_an_engine_provisioned_again_from_the_same_files_keeps_its_cell_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell's key holds each provisioned file's sha256, not lock.json's times and paths: CI
+    re-provisioned the shared cache from the same jars and no finished cell resumed."""
+    from rsp_sdk.engine.provision import ProvisionCache
+    from rsp_sdk.matrix.plan import engine_info
+
+    monkeypatch.setenv("RSP_CACHE", str(tmp_path / "cache"))
+    adapter = registry.get_adapter("csparql")
+    manifest = adapter.manifest()
+    assert manifest is not None
+
+    def provisioned(added: str, where: str, jar_sha: str) -> dict[str, str]:
+        jar = {"file": "e.jar", "sha256": jar_sha, "added": added, "source_path": where}
+        lock = {
+            "artifacts": {"e.jar": {**jar, "known_sha256": [jar_sha], "verified": True}},
+            "dependencies": {"g:a:1": {"file": "a-1.jar", "sha256": "d" * 64}},
+            "npm": {"package-lock.json": {"sha256": "n" * 64, "installed": added}},
+            "cargo": {"Cargo.lock": {"sha256": "c" * 64, "built": added, "binary": where}},
+        }
+        lock_file = ProvisionCache().engine_dir(manifest.name) / "lock.json"
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        lock_file.write_text(json.dumps(lock))
+        return engine_info("csparql").artifacts
+
+    first = provisioned("2026-11-24T02:32:15+0000", "/work/shared", "a" * 64)
+    assert first == {
+        "Cargo.lock": "c" * 64,
+        "e.jar": "a" * 64,
+        "g:a:1": "d" * 64,
+        "package-lock.json": "n" * 64,
+    }
+    assert provisioned("2026-11-24T15:24:56+0000", "/check/shared", "a" * 64) == first
+    assert provisioned("2026-11-24T02:32:15+0000", "/work/shared", "b" * 64) != first
+
+
 def test_a_generated_stream_is_planned_from_its_recipe_without_generating_it_again(
     toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,7 +20,7 @@ import pytest
 from markupsafe import escape
 
 from rsp_sdk.engine.provision import ProvisionCache
-from rsp_sdk.matrix.execute import artifact_hashes
+from rsp_sdk.matrix.plan import artifact_hashes
 from tests.conftest import run_rsp
 from tests.real_engines import engine_missing
 

@@ -78,7 +78,7 @@ def base_row(cell: Cell) -> dict[str, Any]:
         },
     )
     row.update(
-        artifacts=json.dumps(artifact_hashes(cell.artifacts), sort_keys=True),
+        artifacts=json.dumps(cell.artifacts, sort_keys=True),
         state=cell.state.value,
         verdict="not_judged",
         relations=0,
@@ -90,19 +90,6 @@ def base_row(cell: Cell) -> dict[str, Any]:
         instances=cell.instances,
     )
     return row
-
-
-def artifact_hashes(lock: dict[str, Any]) -> dict[str, str]:
-    """``{name: sha256}`` of every provisioned file of an engine (jars, their dependencies,
-    npm lock files), from its lock.json: what a reader needs to rerun the very same engine."""
-    out: dict[str, str] = {}
-    for section in lock.values():
-        if not isinstance(section, dict):
-            continue
-        for name, entry in section.items():
-            if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
-                out[name] = entry["sha256"]
-    return dict(sorted(out.items()))
 
 
 def _query_file(store: Store, spec: QuerySpec) -> Path:

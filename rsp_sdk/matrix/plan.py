@@ -84,7 +84,7 @@ class Cell(BaseModel):
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
     gracious: bool = False  # YABench gracious mode too (metric yabench)
-    artifacts: dict[str, Any] = {}  # the engine's provisioned artifacts (lock.json)
+    artifacts: dict[str, str] = {}  # sha256 of each provisioned file (from lock.json)
     instances: int = 1  # simultaneous copies of the query on the engine (concurrency axis)
 
     def axes(self) -> dict[str, Any]:
@@ -212,7 +212,7 @@ class EngineInfo(BaseModel):
     version: str = ""
     runtimes: list[str] = []
     missing: list[str] = []
-    artifacts: dict[str, Any] = {}
+    artifacts: dict[str, str] = {}
     error: str | None = None
 
 
@@ -229,14 +229,14 @@ def engine_info(name: str) -> EngineInfo:
         missing = adapter.missing_artifacts(None)
     except Exception as exc:  # an adapter that cannot even check is not ready
         missing = [f"cannot check provisioning: {exc}"]
-    artifacts: dict[str, Any] = {}
+    artifacts: dict[str, str] = {}
     manifest_of = getattr(adapter, "manifest", None)
     if callable(manifest_of):
         from rsp_sdk.engine.provision import ProvisionCache
 
         manifest = manifest_of()
         if manifest is not None:
-            artifacts = ProvisionCache().lock(manifest.name)
+            artifacts = artifact_hashes(ProvisionCache().lock(manifest.name))
     return EngineInfo(
         name=name,
         adapter=adapter,
@@ -245,6 +245,22 @@ def engine_info(name: str) -> EngineInfo:
         missing=missing,
         artifacts=artifacts,
     )
+
+
+def artifact_hashes(lock: dict[str, Any]) -> dict[str, str]:
+    """``{name: sha256}`` of every provisioned file of an engine (jars, their dependencies,
+    npm and cargo lock files), from its lock.json: what a reader needs to rerun the very same
+    engine, and all a cell's key holds of it. Times and paths (when a file was added or built,
+    where it came from) stay out: provisioning the same files again must not change a key, or no
+    finished cell would resume."""
+    out: dict[str, str] = {}
+    for section in lock.values():
+        if not isinstance(section, dict):
+            continue
+        for name, entry in section.items():
+            if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
+                out[name] = entry["sha256"]
+    return dict(sorted(out.items()))
 
 
 class _Refusals:
