@@ -156,6 +156,12 @@ def test_memory_consumption_rate_follows_the_gc_cycles() -> None:
     assert heap_mcr(perf.slice(0, 5)) is None  # one collection: no period
     no_jvm = perf.set_column(1, "heap_used", pa.nulls(len(heap), pa.int64()))
     assert heap_mcr(no_jvm) is None
+    # V8: collections in every interval while the heap grows; the rise from 200 to 220 between
+    # t=3 s and t=4 s brackets no collection, so only the two falls count
+    v8 = perf.set_column(2, "gc_count", pa.array([0, 3, 6, 9, 12, 15, 18, 21]))
+    assert heap_mcr(v8) == pytest.approx(200 / 3)
+    growing = v8.set_column(1, "heap_used", pa.array([h * mb for h in range(100, 180, 10)]))
+    assert heap_mcr(growing) is None  # was (mean "before" − mean "after") < 0
 
 
 class _ToyB(ToyPyAdapter):

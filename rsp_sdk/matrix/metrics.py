@@ -152,7 +152,10 @@ def heap_mcr(perf: Any, cycles: int = 10) -> float | None:
     """Ren et al.'s memory consumption rate, MCR = (Max − Min) / Period in MB/s: Max and Min
     the mean heap just before and just after a garbage collection (a sample where the JVM's
     GC count rose) over the last ``cycles`` collections, Period the mean time between two
-    maxima. None without two collections in the samples (or without a heap at all)."""
+    maxima. Only a sampling interval where the GC count rose *and* the heap fell brackets a
+    collection: V8 scavenges many times per interval, and its "after" sample then already holds
+    a heap regrown past the "before" one (a negative MCR on every rsp-js cell). None without two
+    such collections in the samples (or without a heap at all)."""
     rows = [
         r
         for r in perf.select(["t_sys_ns", "heap_used", "gc_count"]).to_pylist()
@@ -161,7 +164,7 @@ def heap_mcr(perf: Any, cycles: int = 10) -> float | None:
     before: list[tuple[int, float]] = []
     after: list[float] = []
     for prev, cur in pairwise(rows):
-        if cur["gc_count"] > prev["gc_count"]:
+        if cur["gc_count"] > prev["gc_count"] and cur["heap_used"] < prev["heap_used"]:
             before.append((prev["t_sys_ns"], prev["heap_used"] / 1e6))
             after.append(cur["heap_used"] / 1e6)
     before, after = before[-cycles:], after[-cycles:]
