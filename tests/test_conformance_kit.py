@@ -22,7 +22,10 @@ CUSTOM = default_query(BASE.stream).model_copy(update={"name": "custom"})
 
 
 def kit(scenario: Scenario) -> AdapterConformance:
-    cls = type("Kit", (AdapterConformance,), {"adapter": ToyPyAdapter(), "scenario": scenario})
+    """The kit for the Python fixture engine, which answers every push within milliseconds: a
+    dropped batch is judged after 3 s, not after the kit's default 30 s of waiting for it."""
+    attrs = {"adapter": ToyPyAdapter(), "scenario": scenario, "drain_limit_s": 3.0}
+    cls = type("Kit", (AdapterConformance,), attrs)
     return cls()  # type: ignore[no-any-return]
 
 

@@ -99,15 +99,55 @@ def csrbench(
     return {v["query"]: v for v in json.loads(proc.stdout)}
 
 
-def test_rspjs_answers_csrbench_q1_to_q7_correctly(
-    shared_data: Path, rsp_exe: list[str], tmp_path: Path
-) -> None:
-    reason = engine_missing("rspjs")
+# the engines whose Q1–Q7 verdicts are checked on the subprocess runtime (the docker one runs
+# the same program: rsp-js' and ETALIS' Node/SWI-Prolog code, rsp-rs' binary copied into the
+# image; each engine's conformance kit runs it on docker)
+ON_SUBPROCESS = ("rspjs", "rsprs", "etalis")
+
+
+@pytest.fixture(scope="session")
+def subprocess_verdicts(
+    shared_data: Path, rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, Any]]:
+    """Verdicts by engine, then query: ONE `rsp csrbench` over every provisioned engine of
+    ON_SUBPROCESS (one CLI start and one Spark session, where three runs had one each)."""
+    engines = [e for e in ON_SUBPROCESS if engine_missing(e) is None]
+    if not engines:
+        return {}
+    tmp = tmp_path_factory.mktemp("csrbench-engines")
+    proc = run_rsp(
+        rsp_exe,
+        "csrbench",
+        *[arg for e in engines for arg in ("-e", e)],
+        "-r",
+        "subprocess",
+        "--data",
+        shared_data / "dellaglio+csrbench-oracle" / "data",
+        "-o",
+        tmp / "csrbench",
+        "--json",
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    verdicts: dict[str, dict[str, Any]] = {e: {} for e in engines}
+    for v in json.loads(proc.stdout):
+        assert v["runtime"] == "subprocess", v
+        assert v["query"] not in verdicts[v["engine"]], f"two verdicts for {v}"
+        verdicts[v["engine"]][v["query"]] = v
+    return verdicts
+
+
+def verdicts_of(engine: str, verdicts: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    reason = engine_missing(engine)
     if reason:
         pytest.skip(reason)
-    # the subprocess runtime only: the docker one runs the same program (conformance kit)
-    verdicts = csrbench(rsp_exe, "rspjs", shared_data, tmp_path, ["subprocess"])
-    got = {q: (v["state"], v["t0"], v["relations"]) for (q, _), v in verdicts.items()}
+    return {q: (v["state"], v["t0"], v["relations"]) for q, v in verdicts[engine].items()}
+
+
+def test_rspjs_answers_csrbench_q1_to_q7_correctly(
+    subprocess_verdicts: dict[str, dict[str, Any]],
+) -> None:
+    got = verdicts_of("rspjs", subprocess_verdicts)
     # window-close Rstream without empty relations, windows closing at multiples of STEP (Q5's
     # first one is [-4 s, 1 s): t0 = -(RANGE - STEP)); Q7 lacks its last window
     # (docs/engines/rspjs.md), which the contiguous-part rule accepts
@@ -123,13 +163,9 @@ def test_rspjs_answers_csrbench_q1_to_q7_correctly(
 
 
 def test_rsprs_answers_csrbench_as_documented(
-    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+    subprocess_verdicts: dict[str, dict[str, Any]],
 ) -> None:
-    reason = engine_missing("rsprs")
-    if reason:
-        pytest.skip(reason)
-    verdicts = csrbench(rsp_exe, "rsprs", shared_data, tmp_path)
-    got = {q: (v["state"], v["t0"], v["relations"]) for q, v in verdicts.items()}
+    got = verdicts_of("rsprs", subprocess_verdicts)
     # windows anchored at the first element — re-anchored at 1000 ms because the data starts at
     # t = 0, which rsp-rs takes for "no t0 yet"; Q4 and Q6 get reports of both grids and Q4 the
     # evaluated empty window before the data (docs/engines/rsprs.md)
@@ -159,34 +195,32 @@ ETALIS_VERDICTS = {
 
 
 def test_etalis_answers_csrbench_as_documented(
-    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+    subprocess_verdicts: dict[str, dict[str, Any]],
 ) -> None:
-    reason = engine_missing("etalis")
-    if reason:
-        pytest.skip(reason)
-    # the subprocess runtime only: the docker one runs the same program (conformance kit)
-    verdicts = csrbench(rsp_exe, "etalis", shared_data, tmp_path, ["subprocess"])
-    got = {q: (v["state"], v["t0"], v["relations"]) for (q, _), v in verdicts.items()}
-    assert got == ETALIS_VERDICTS
+    assert verdicts_of("etalis", subprocess_verdicts) == ETALIS_VERDICTS
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)  # 3 runs of ~22 s (JTALIS takes ~1 000 triples/s) + one oracle
-def test_jtalis_gives_etalis_verdicts_on_every_jvm_runtime(
+@pytest.mark.timeout(600)  # 2 runs of ~22 s (JTALIS takes ~1 000 triples/s) + one oracle
+def test_jtalis_gives_etalis_verdicts_on_every_jvm_transport(
     shared_data: Path, rsp_exe: list[str], tmp_path: Path
 ) -> None:
     """JTALIS runs ETALIS' rules through its Java API, so what can differ between runtimes is
     the transport: terms in (the packed batches), results out (InterProlog's terms written back
     as N-Triples). Q3 exercises both — it projects ?value, a float every runtime must write back
-    as ETALIS does — and is the one query run on every runtime: each JTALIS run costs ~22 s on
-    2 cores (15 188 triples through pushEvent). The full Q1–Q7 table on each runtime is
-    docs/engines/jtalis.md (`rsp csrbench -e jtalis`); Q1, Q2 and Q5 are Q3's join with other
-    windows, which ETALIS' per-observation derivations do not see, Q4 and Q7 are refused by the
-    shared renderer before any runtime is involved, and Q6's missing derivation is ETALIS'."""
+    as ETALIS does — and is the one query run per transport: each JTALIS run costs ~22 s on
+    2 cores (15 188 triples through pushEvent). The two transports are jpype (in process, the
+    host's SWI-Prolog) and the bridge (py4j control + data lane), run on docker (the image's
+    own JRE and SWI-Prolog; py4j runs the same bridge on the host's, and its conformance kit
+    and the engine tests of test_etalis.py run JTALIS there) — on py4j when Docker is absent.
+    The full Q1–Q7 table on each runtime is docs/engines/jtalis.md (`rsp csrbench -e jtalis`);
+    Q1, Q2 and Q5 are Q3's join with other windows, which ETALIS' per-observation derivations
+    do not see, Q4 and Q7 are refused by the shared renderer before any runtime is involved,
+    and Q6's missing derivation is ETALIS'."""
     reason = engine_missing("jtalis")
     if reason:
         pytest.skip(reason)
-    runtimes = ["jpype", "py4j"] + ([] if docker_unavailable() else ["docker"])
+    runtimes = ["jpype", "py4j" if docker_unavailable() else "docker"]
     verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path, runtimes=runtimes, queries=["q3"])
     got = {r: (v["state"], v["t0"], v["relations"]) for (_, r), v in verdicts.items()}
     assert got == {r: ETALIS_VERDICTS["q3"] for r in runtimes}

@@ -4,10 +4,12 @@ error carrying the engine's own words, and leave no process or port behind."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -254,9 +256,20 @@ def test_missing_program_fails_to_start(tmp_path: Path) -> None:
         )
 
 
-def test_py4j_ports_are_loopback_and_released(toy_cache: Any, tmp_path: Path) -> None:
+def test_py4j_ports_are_loopback_released_and_never_dialled_again(
+    toy_cache: Any, tmp_path: Path
+) -> None:
+    """The bridge listens on loopback only, its ports are free after close, and a py4j object
+    collected after close does not dial the old control port: py4j's close() left its client
+    "connected", so the finalizer of a late-collected JavaObject (an engine exception kept by a
+    traceback cycle) opened a new socket there and waited for the auth answer without a timeout.
+    With host networking the port may by then belong to a later engine's data lane, which never
+    answers: the thread that ran the GC blocked until pytest-timeout (CI: 602.7 s in
+    TestCqelsConformance::test_batches_all_reach_the_engine[cqels@docker])."""
     session, watch = open_toy("toy-java", "py4j", tmp_path / "e", toy_cache)
-    ports = set(session.channel.ports)  # type: ignore[attr-defined]
+    channel = session.channel
+    ports = set(channel.ports)  # type: ignore[attr-defined]
+    held = [channel.gateway.jvm.java.util.ArrayList()]  # type: ignore[attr-defined]
     assert set(watch.ports) == ports and len(ports) == 2
     listening = {
         c.laddr.port: c.laddr.ip
@@ -272,6 +285,22 @@ def test_py4j_ports_are_loopback_and_released(toy_cache: Any, tmp_path: Path) ->
     session.close()
     watch.assert_clean()
     assert not watch.survivors()
+    # a listener that never answers on the old control port, as a later engine's data lane is
+    mute = socket.socket()
+    mute.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        mute.bind(("127.0.0.1", channel.ports[0]))  # type: ignore[attr-defined]
+    except OSError as exc:
+        mute.close()
+        pytest.skip(f"the old control port was taken by another process at once: {exc}")
+    with mute:
+        mute.listen(4)
+        # the last reference goes; the object sits in a cycle (py4j caches its bound methods),
+        # so, as in CI, a cyclic collection in some later thread runs its finalizer
+        collect = threading.Thread(target=lambda: (held.clear(), gc.collect()), daemon=True)
+        collect.start()
+        collect.join(5.0)
+        assert not collect.is_alive(), "collecting a py4j object dialled the closed gateway"
 
 
 def test_malformed_batch_is_an_engine_error(combo: tuple[str, str, Any], tmp_path: Path) -> None:

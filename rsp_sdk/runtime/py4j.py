@@ -119,6 +119,23 @@ class DataLane:
         self.sock.close()
 
 
+def forget_gateway(gateway: Any) -> None:
+    """Close a gateway whose bridge is going away, so that nothing ever dials its port again.
+
+    py4j's ``close()`` only closes the open connections: its client stays "connected", and the
+    finalizer of any JavaObject collected later (an engine exception kept alive by a traceback
+    cycle until some cyclic GC, in whatever thread runs it) opens a new socket to the old port
+    to say "forget this object", then waits for the auth answer with no timeout. By then the
+    port may belong to another listener (host networking: a later engine's data lane reads the
+    auth line as a frame length and waits for a gigabyte) and that thread blocks for good: a
+    passing CI test took 602.7 s, ended only by pytest-timeout's alarm inside the finalizer.
+    A client marked disconnected makes py4j skip that call (``garbage_collect_object``)."""
+    with contextlib.suppress(Exception):
+        gateway._gateway_client.is_connected = False
+    with contextlib.suppress(Exception):
+        gateway.close(keep_callback_server=False, close_callback_server_connections=True)
+
+
 class Py4JChannel(HostChannel):
     runtime_name = "py4j"
     close_grace_s = 3.0
@@ -202,8 +219,7 @@ class Py4JChannel(HostChannel):
     def _release(self) -> None:
         with contextlib.suppress(Exception):
             self.data.close()
-        with contextlib.suppress(Exception):
-            self.gateway.close(keep_callback_server=False, close_callback_server_connections=True)
+        forget_gateway(self.gateway)
         self._control_pool.shutdown(wait=False, cancel_futures=True)
         self._stats_pool.shutdown(wait=False, cancel_futures=True)
 
