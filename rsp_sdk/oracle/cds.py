@@ -1,0 +1,179 @@
+"""Class data sharing (AppCDS) for the Spark driver JVM: a faster cold start.
+
+A fresh Spark JVM loads, verifies and links some 10,000 classes from its jars before the first
+job runs: seconds of CPU each time a process starts Spark (every ``rsp oracle``/``rsp csrbench``
+call, every test process). Java 13+ can dump the classes a run loaded into an archive when the
+JVM exits (``-XX:ArchiveClassesAtExit``) and map it at the next start (``-XX:SharedArchiveFile``),
+with the classes already parsed and verified.
+
+The archive lives in the rsp cache under a name that hashes what it depends on (the ``java``
+binary, Spark's jars, the heap size); a JVM started without an archive for its key writes one
+under a name of its own (``….<pid>.jsa``) at its exit, and a later start adopts it (atomic
+rename) once no process names it any more and its header is complete (HotSpot writes the
+header last). The JVM checks an archive itself and, under the default ``-Xshare:auto``, runs without
+one it cannot use (stale, foreign or corrupt): nothing breaks, the start is only not faster.
+CDS messages go to standard error (the Spark log), never to the CLI's standard output.
+
+HotSpot does not survive every bad archive: a truncated one kills it (SIGBUS) even under
+``-XX:+VerifySharedSpaces`` (a CRC of the 150 MiB at every start, left off). Hence a stamp of
+the adopted file (size, time) that must still match, and ``spark.get_spark`` starting once more
+without CDS, the archive removed, if a start with one fails (its crash report goes to the
+temporary folder, not the working directory).
+``RSP_SPARK_CDS=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import psutil
+
+from rsp_sdk.runtime.bridge import cache_root
+
+ENV = "RSP_SPARK_CDS"
+# a dynamic archive's header starts with this magic (HotSpot CDS_DYNAMIC_ARCHIVE_MAGIC)
+_MAGIC = (0xF00BABA8).to_bytes(4, "little")
+# an archive of Spark's classes is tens of MiB; anything far smaller is a failed dump
+_MIN_BYTES = 1 << 20
+# JVM messages (CDS mismatches included) to standard error: standard output is the CLI's
+_LOG = "-Xlog:disable -Xlog:all=warning:stderr"
+
+
+_LAST: dict[str, Path] = {}
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1") not in ("0", "")
+
+
+def java_options(driver_memory: str) -> str:
+    """The driver's extra JVM options: map the archive for this setup, or dump one at exit."""
+    if not enabled():
+        return ""
+    key = _key(driver_memory)
+    if key is None:
+        return ""
+    folder = cache_root() / "spark-cds"
+    if any(c.isspace() for c in str(folder)):  # Spark splits the options on blanks
+        return ""
+    archive = _LAST["archive"] = folder / f"spark-{key}.jsa"
+    with contextlib.suppress(OSError):
+        if not _intact(archive):
+            _adopt(folder, archive)
+        if _intact(archive):
+            return f"{_LOG} -XX:ErrorFile={_crash_log()} -XX:SharedArchiveFile={archive}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return f"{_LOG} -XX:ArchiveClassesAtExit={folder}/spark-{key}.{os.getpid()}.jsa"
+    return ""
+
+
+def _crash_log() -> str:
+    return str(Path(tempfile.gettempdir()) / "rsp-sdk-hs_err_pid%p.log")
+
+
+def _key(driver_memory: str) -> str | None:
+    """What a usable archive depends on: the JVM, Spark's jars (names, sizes, times), the heap
+    size (compressed pointers); None when there is no java or pyspark to start."""
+    java = _java()
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    if java is None:
+        return None
+    jars = Path(pyspark.__file__).parent / "jars"
+    # the jars' folder too: the archive records the class path, another venv's is a mismatch
+    h = hashlib.sha256(f"{java}\0{_stamp(java)}\0{driver_memory}\0{jars}".encode())
+    with contextlib.suppress(OSError):
+        for jar in sorted(jars.iterdir()):
+            h.update(f"\0{jar.name}\0{_stamp(jar)}".encode())
+    return h.hexdigest()[:16]
+
+
+def _java() -> Path | None:
+    """The ``java`` spark-submit runs: ``$JAVA_HOME/bin/java``, else the one on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    found = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not found or not Path(found).exists():
+        return None
+    return Path(found).resolve()
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _adopt(folder: Path, archive: Path) -> None:
+    """Rename a finished dump (its JVM gone, its header written) to ``archive``; remove dumps
+    that cannot be finished (their JVM gone, no header)."""
+    if not folder.is_dir():
+        return
+    stem = archive.name.removesuffix(".jsa")
+    dumps = sorted(folder.glob(f"{stem}.*.jsa"))
+    if not dumps:
+        return
+    busy = _writers()
+    for dump in dumps:
+        if dump.name in busy:
+            continue
+        if _complete(dump):
+            os.replace(dump, archive)
+            _seal(archive)
+            return
+        dump.unlink(missing_ok=True)
+
+
+def _seal(archive: Path) -> None:
+    """Note the adopted archive's size and time: a file changed since (truncated, rewritten)
+    is not mapped — HotSpot dies of SIGBUS on a truncated one, CRC check or not."""
+    Path(f"{archive}.stamp").write_text(_stamp(archive))
+
+
+def _intact(archive: Path) -> bool:
+    """Whether ``archive`` is the file adopted (same size and time); a changed one is removed."""
+    stamp = Path(f"{archive}.stamp")
+    try:
+        if stamp.read_text() == _stamp(archive):
+            return True
+    except OSError:
+        pass
+    discard(archive)
+    return False
+
+
+def discard(archive: Path | None = None) -> None:
+    """Remove the archive (the default: the one ``java_options`` last named), e.g. after a
+    start that failed with it; the next start dumps a new one."""
+    target = archive if archive is not None else _LAST.get("archive")
+    if target is None:
+        return
+    for path in (target, Path(f"{target}.stamp")):
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _writers() -> set[str]:
+    """Names of the dumps some live JVM will still write (its command line names them): the
+    JVM outlives the Python process that started it, and dumps after it is gone."""
+    names: set[str] = set()
+    for proc in psutil.process_iter(["cmdline"]):
+        for arg in proc.info.get("cmdline") or ():
+            if arg.startswith("-XX:ArchiveClassesAtExit="):
+                names.add(Path(arg.split("=", 1)[1]).name)
+    return names
+
+
+def _complete(dump: Path) -> bool:
+    try:
+        if dump.stat().st_size < _MIN_BYTES:
+            return False
+        with dump.open("rb") as f:
+            return f.read(4) == _MAGIC
+    except OSError:
+        return False
