@@ -8,10 +8,11 @@ with the classes already parsed and verified.
 
 The archive lives in the rsp cache under a name that hashes what it depends on (the ``java``
 binary, Spark's jars, the heap size); a JVM started without an archive for its key writes one
-under a name of its own (``….<pid>.jsa``) at its exit, and a later start adopts it (atomic
+under a name of its own (``….<pid>.jsa``) at its exit (unless another live JVM dumps one for
+the key already: the dump costs seconds at exit), and a later start adopts it (atomic
 rename) once no process names it any more and its header is complete (HotSpot writes the
-header last). The JVM checks an archive itself and, under the default ``-Xshare:auto``, runs without
-one it cannot use (stale, foreign or corrupt): nothing breaks, the start is only not faster.
+header last). The JVM checks an archive itself and, under the default ``-Xshare:auto``, runs
+without one it cannot use (stale, foreign): nothing breaks, the start is only not faster.
 CDS messages go to standard error (the Spark log), never to the CLI's standard output.
 
 HotSpot does not survive every bad archive: a truncated one kills it (SIGBUS) even under
@@ -67,6 +68,8 @@ def java_options(driver_memory: str) -> str:
             _adopt(folder, archive)
         if _intact(archive):
             return f"{_LOG} -XX:ErrorFile={_crash_log()} -XX:SharedArchiveFile={archive}"
+        if any(n.startswith(f"spark-{key}.") for n in _writers()):
+            return ""  # one dump at a time: another JVM writes this archive already
         folder.mkdir(parents=True, exist_ok=True)
         return f"{_LOG} -XX:ArchiveClassesAtExit={folder}/spark-{key}.{os.getpid()}.jsa"
     return ""
