@@ -180,3 +180,76 @@ def _complete(dump: Path) -> bool:
             return f.read(4) == _MAGIC
     except OSError:
         return False
+
+
+def build(timeout_s: float = 600) -> Path | None:
+    """Dump the archive now, in a process of its own, and adopt it; None if there is none.
+
+    The process that dumps is the one that exits: a long run (a test session, the matrix) that
+    starts Spark first would only leave the archive at its very end. ``python -m
+    rsp_sdk.oracle.cds`` runs a small oracle job (both evaluators, Arrow, Parquet) so the
+    archive holds the classes every oracle run loads, then waits for its JVM's dump.
+    """
+    import subprocess
+    import sys
+    import time
+
+    if not enabled():
+        return None
+    memory = os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g")
+    key = _key(memory)
+    if key is None:
+        return None
+    archive = cache_root() / "spark-cds" / f"spark-{key}.jsa"
+    java_options(memory)  # adopts a finished dump
+    if _intact(archive):
+        return archive
+    code = "from rsp_sdk.oracle.cds import _workload; _workload()"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=timeout_s)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        java_options(memory)
+        if _intact(archive):
+            return archive
+        time.sleep(1)
+    return None
+
+
+def _workload() -> None:
+    """A six-triple stream through the SQL and the pyoxigraph evaluators (the JVM dumps at the
+    process's exit)."""
+    from rsp_sdk.model.profile import Profile, ReportPolicy, T0Policy, Tick
+    from rsp_sdk.oracle.api import plan_job
+    from rsp_sdk.oracle.spark import get_spark
+    from rsp_sdk.query import parse_rspql
+    from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
+
+    spark = get_spark()
+    rooms, _ = generate_rooms(
+        RoomsParams(description="0: m1@r1; 300: m2@r2; 700: m3@r1; 1200: m4@r2")
+    )
+    profile = Profile(
+        name="window-close",
+        report=frozenset({ReportPolicy.WINDOW_CLOSE}),
+        tick=Tick.TIME_DRIVEN,
+        emits_empty_relations=False,
+        t0=T0Policy(step_ms=1, span="window"),
+    )
+    head = "PREFIX ex: <http://example.org/>\nREGISTER RSTREAM <q> AS SELECT "
+    window = "FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> [RANGE PT2S STEP PT1S]\n"
+    for query in (
+        f"{head}?m ?r\n{window}WHERE {{ WINDOW ex:w {{ ?m ex:detectedAt ?r }} }}",
+        f"{head}?r (COUNT(?m) AS ?n)\n{window}WHERE {{ WINDOW ex:w {{ ?m ex:detectedAt ?r }} }} "
+        "GROUP BY ?r",
+        f"{head}?m\n{window}WHERE {{ WINDOW ex:w {{ ?m ex:detectedAt ?r OPTIONAL {{ ?m ex:x ?y }} "
+        "}} }",
+    ):
+        plan_job(rooms, parse_rspql(query), profile, spark=spark, time_unit_ms=1).run()
+
+
+if __name__ == "__main__":
+    import sys
+
+    built = build()
+    print(built if built is not None else "no class data sharing archive (off, or no java)")
+    sys.exit(0)
