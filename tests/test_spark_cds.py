@@ -21,37 +21,42 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "spark-cds"
 
 
+# a heap size no live JVM of the test session uses: its archive key is this test's alone (a live
+# JVM dumping the archive of a key makes other starts run without CDS)
+MEM = "1234m"
+
+
 def _archive(options: str) -> Path:
     return Path(options.rsplit("=", 1)[1])
 
 
 def test_first_start_dumps_then_the_finished_dump_is_mapped(cache: Path) -> None:
-    first = cds.java_options("4g")
+    first = cds.java_options(MEM)
     assert "-XX:ArchiveClassesAtExit=" in first and "-Xlog:all=warning:stderr" in first
     dump = _archive(first)
     dump.write_bytes(b"\xa8\xab\x0b\xf0" + bytes(2 << 20))  # header magic, 2 MiB
-    second = cds.java_options("4g")
+    second = cds.java_options(MEM)
     assert "-XX:SharedArchiveFile=" in second
     assert _archive(second).exists() and not dump.exists()
-    assert cds.java_options("4g") == second
-    assert cds.java_options("8g") != second  # another heap size, another archive
+    assert cds.java_options(MEM) == second
+    assert cds.java_options("1235m") != second  # another heap size, another archive
 
 
 def test_an_unfinished_dump_is_dropped_and_a_changed_archive_never_mapped(cache: Path) -> None:
-    dump = _archive(cds.java_options("4g"))
+    dump = _archive(cds.java_options(MEM))
     dump.write_bytes(bytes(2 << 20))  # killed while dumping: no header yet
-    assert "-XX:ArchiveClassesAtExit=" in cds.java_options("4g")
+    assert "-XX:ArchiveClassesAtExit=" in cds.java_options(MEM)
     assert not dump.exists()
-    dump = _archive(cds.java_options("4g"))
+    dump = _archive(cds.java_options(MEM))
     dump.write_bytes(b"\xa8\xab\x0b\xf0" + bytes(2 << 20))
-    archive = _archive(cds.java_options("4g"))
+    archive = _archive(cds.java_options(MEM))
     with archive.open("r+b") as f:
         f.truncate(1 << 20)
-    again = cds.java_options("4g")
+    again = cds.java_options(MEM)
     assert "-XX:ArchiveClassesAtExit=" in again and not archive.exists()
 
 
 def test_off_by_environment(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(cds.ENV, "0")
-    assert cds.java_options("4g") == ""
+    assert cds.java_options(MEM) == ""
     assert not cache.exists()
