@@ -126,21 +126,21 @@ def _adopt(folder: Path, archive: Path) -> None:
         if dump.name in busy:
             continue
         if _complete(dump):
+            # the stamp first (a rename keeps size and time): a concurrent start never sees
+            # the archive without it
+            Path(f"{archive}.stamp").write_text(_stamp(dump))
             os.replace(dump, archive)
-            _seal(archive)
             return
         dump.unlink(missing_ok=True)
 
 
-def _seal(archive: Path) -> None:
-    """Note the adopted archive's size and time: a file changed since (truncated, rewritten)
-    is not mapped — HotSpot dies of SIGBUS on a truncated one, CRC check or not."""
-    Path(f"{archive}.stamp").write_text(_stamp(archive))
-
-
 def _intact(archive: Path) -> bool:
-    """Whether ``archive`` is the file adopted (same size and time); a changed one is removed."""
+    """Whether ``archive`` is the file adopted (same size and time, noted in ``….stamp``): one
+    changed since (truncated, rewritten) is removed, never mapped — HotSpot dies of SIGBUS on
+    a truncated archive, CRC check or not."""
     stamp = Path(f"{archive}.stamp")
+    if not archive.exists():
+        return False
     try:
         if stamp.read_text() == _stamp(archive):
             return True
