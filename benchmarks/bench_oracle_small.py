@@ -90,7 +90,7 @@ def small() -> list[Result]:
     from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 
     spark, spark_s = _spark()
-    results = [Result("Spark start", spark_s, "s")]
+    results = _show([Result("Spark start", spark_s, "s", note=_cds(spark))])
 
     rooms, _ = generate_rooms(RoomsParams(description=SIX))
     rooms_q = parse_rspql(ROOMS)
@@ -105,6 +105,16 @@ def small() -> list[Result]:
     if CSRBENCH.exists():
         results += _show(_csrbench_all_t0(spark, spark_s))
     return results
+
+
+def _cds(spark: Any) -> str:
+    """Whether this JVM started from a class data sharing archive (``rsp_sdk.oracle.cds``)."""
+    options = spark.sparkContext.getConf().get("spark.driver.extraJavaOptions", "") or ""
+    if "SharedArchiveFile=" in options:
+        return "class data sharing archive mapped"
+    if "ArchiveClassesAtExit=" in options:
+        return "no class data sharing archive yet: this JVM dumps one at exit"
+    return "class data sharing off (RSP_SPARK_CDS=0, no java, or another JVM dumps the archive)"
 
 
 def _show(results: list[Result]) -> list[Result]:

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rsp_sdk.oracle import cds
+
 _LOCK = threading.Lock()
 VERBOSE_ENV = "RSP_VERBOSE"
 
@@ -48,6 +50,7 @@ def get_spark(master: str | None = None, *, partitions: int | None = None) -> An
                 )
             return active
         cores = os.cpu_count() or 2
+        memory = os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g")
         builder = (
             SparkSession.builder.appName("rsp-oracle")
             .master(master or "local[*]")
@@ -65,21 +68,31 @@ def get_spark(master: str | None = None, *, partitions: int | None = None) -> An
             .config("spark.sql.session.timeZone", "UTC")
             # local mode runs every task in the driver JVM: window groups of a few hundred
             # thousand elements need more than Spark's 1 GiB default
-            .config("spark.driver.memory", os.environ.get("RSP_SPARK_DRIVER_MEMORY", "4g"))
+            .config("spark.driver.memory", memory)
         )
-        spark = _launch(builder)
+        java_options = cds.java_options(memory)  # a faster cold start (class data sharing)
+        if java_options:
+            builder = builder.config("spark.driver.extraJavaOptions", java_options)
+        try:
+            spark = _launch(builder, quiet=bool(java_options))
+        except Exception:
+            if not java_options:
+                raise
+            cds.discard()  # a bad archive must not stop Spark: once more, without it
+            spark = _launch(builder.config("spark.driver.extraJavaOptions", ""))
         if not verbose():  # verbose: Spark's own level (WARN), as --verbose promises
             spark.sparkContext.setLogLevel("ERROR")
         return spark
 
 
-def _launch(builder: Any) -> Any:
+def _launch(builder: Any, *, quiet: bool = False) -> Any:
     """``getOrCreate``, killing the JVM it started if it is interrupted (Ctrl-C) or fails.
 
     PySpark launches the JVM, then waits for it to write its gateway port into a temporary
     folder; interrupted in that wait, it deletes the folder and drops the JVM, which then
     waits for a connection forever (SIGINT is ignored in it): a JVM left behind by every
     Ctrl-C at the wrong moment. Only processes that appeared during the launch are killed.
+    ``quiet``: the JVM's log is not shown on failure (the caller tries again).
     """
     import psutil
 
@@ -95,7 +108,8 @@ def _launch(builder: Any) -> Any:
             if child.pid not in before:
                 with contextlib.suppress(psutil.Error):
                     child.kill()
-        if log is not None and log.exists():  # why Spark did not start is now the user's business
+        # why Spark did not start is now the user's business
+        if log is not None and log.exists() and not quiet:
             sys.stderr.write(log.read_text(errors="replace")[-4000:])
         raise
     if threading.current_thread() is threading.main_thread():
