@@ -138,8 +138,9 @@ def naive_expected(stream: pa.Table, query: str, omega: int, beta: int, t0: int)
         mask = pc.and_(pc.greater_equal(times, o), pc.less(times, o + omega))
         # the window's triples as N-Triples text, joined per window (one whole-stream text
         # column would hold 2.3 GB at 21 M triples)
-        part = spo.filter(mask)
-        nt = pc.binary_join_element_wise(*part.columns, pa.scalar(" .\n"), " ")
+        part = spo.filter(mask)  # as strings: the oracle's streams are dictionary-encoded
+        columns = [c.cast(pa.string()) for c in part.columns]
+        nt = pc.binary_join_element_wise(*columns, pa.scalar(" .\n"), " ")
         data = "".join(nt.to_pylist()).encode()
         if data:  # non-empty content: an empty window is not reported
             store = ox.Store()
@@ -189,7 +190,7 @@ def _yabench_run(stations: int, spark: Any, spark_s: float, naive: bool) -> list
     from rsp_sdk.oracle import expected, plan_job
 
     table, _ = generate_yabench(
-        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000)
+        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000), dictionary=True
     )
     n = table.num_rows
     out: list[Result] = []
@@ -362,7 +363,7 @@ def _timed_oracle(table: pa.Table, text: str, profile: Any, spark: Any) -> tuple
 def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result], float]:
     """Q1/Q4/Q6 window close vs the loop, content change, sliding ω/β = 10 at one size."""
     table, _ = generate_yabench(
-        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000)
+        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000), dictionary=True
     )
     label = f"SG1 {stations:,} stations ({table.num_rows:,} triples)"
     load = f"load {os.getloadavg()[0]:.1f}"
@@ -442,7 +443,9 @@ def large() -> list[Result]:
     master = os.environ.get("RSP_BENCH_SPARK_MASTER", "local[2]")
     spark, spark_s = _spark(master)
     results = [Result(f"Spark start ({master})", spark_s, "s")]
-    small, _ = generate_yabench(YabenchParams(stations=10, interval_ms=1000, duration_ms=30_000))
+    small, _ = generate_yabench(
+        YabenchParams(stations=10, interval_ms=1000, duration_ms=30_000), dictionary=True
+    )
     _timed_oracle(small, YABENCH_QUERIES["Q1 filter"], WINDOW_CLOSE, spark)  # warm-up
     growth: list[tuple[int, float]] = []
     for stations in LARGE_STATIONS:

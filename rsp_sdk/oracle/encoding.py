@@ -60,12 +60,18 @@ class TermDictionary:
         # one hash pass over the values used anywhere gives every value's global id
         merged = pc.dictionary_encode(pa.chunked_array([v for v, _ in pieces], pa.string()))
         dictionary = merged.chunk(0).dictionary
-        ids: list[np.ndarray] = []
-        for (_, rows), chunk in zip(pieces, merged.chunks, strict=True):
-            ids.append(chunk.indices.to_numpy().astype(np.int64)[rows])
+        ids = [
+            chunk.indices.to_numpy()[rows].astype(np.int64)
+            for (_, rows), chunk in zip(pieces, merged.chunks, strict=True)
+        ]
+        del pieces, merged
         flat = np.concatenate(ids)
+        del ids
         bounds = list(itertools.accumulate(counts, initial=0))
         out = [pa.array(flat[lo:hi]) for lo, hi in itertools.pairwise(bounds)]
+        # the hash tables and copies above are freed: hand their pages back to the system
+        # before Spark's collect and the R2S joins need memory of their own
+        pa.default_memory_pool().release_unused()
         return cls(dictionary), out
 
     def encode(self, column: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -130,10 +136,13 @@ def _pieces(column: pa.Array | pa.ChunkedArray) -> list[tuple[pa.Array, np.ndarr
             continue
         if not pa.types.is_dictionary(chunk.type):
             chunk = pc.dictionary_encode(chunk)
-        rows = chunk.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        rows = chunk.indices.to_numpy(zero_copy_only=False)
         used = np.zeros(len(chunk.dictionary), dtype=bool)
         used[rows] = True
-        position = np.cumsum(used) - 1
+        if used.sum() * 2 >= len(used):  # mostly used: hash it as it is rather than copy it
+            out.append((chunk.dictionary.cast(pa.string()), rows))
+            continue
+        position = (np.cumsum(used) - 1).astype(np.int32)
         values = chunk.dictionary.filter(pa.array(used))
         out.append((values.cast(pa.string()), position[rows]))
     return out
