@@ -125,10 +125,14 @@ def worker_terms(name: str) -> pa.Array:
     return hit
 
 
-def _pieces(column: pa.Array | pa.ChunkedArray) -> list[tuple[pa.Array, np.ndarray]]:
-    """(distinct values used, each row's position among them) of every chunk of a string or
-    dictionary-encoded string column; a plain string chunk is hashed, a dictionary chunk's
-    unused values (rows filtered away) are dropped so nothing unused is hashed or kept."""
+def _pieces(
+    column: pa.Array | pa.ChunkedArray, *, exact: bool = False
+) -> list[tuple[pa.Array, np.ndarray]]:
+    """(values, each row's position among them) of every chunk of a string or
+    dictionary-encoded string column; a plain string chunk is hashed. A dictionary chunk's
+    unused values (rows filtered away) are dropped so they are not hashed or kept, unless
+    most are used (then copying the rest costs more than it saves) and not ``exact``: a term
+    dictionary may hold a term no row has (its id matches nothing, as an absent term's -1)."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = []
     for chunk in chunks:
@@ -139,7 +143,9 @@ def _pieces(column: pa.Array | pa.ChunkedArray) -> list[tuple[pa.Array, np.ndarr
         rows = chunk.indices.to_numpy(zero_copy_only=False)
         used = np.zeros(len(chunk.dictionary), dtype=bool)
         used[rows] = True
-        if used.sum() * 2 >= len(used):  # mostly used: hash it as it is rather than copy it
+        if not exact and used.sum() * 2 >= len(
+            used
+        ):  # mostly used: hash it as it is rather than copy it
             out.append((chunk.dictionary.cast(pa.string()), rows))
             continue
         position = (np.cumsum(used) - 1).astype(np.int32)
@@ -150,7 +156,7 @@ def _pieces(column: pa.Array | pa.ChunkedArray) -> list[tuple[pa.Array, np.ndarr
 
 def used_values(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     """The distinct strings a (dictionary-encoded or plain) string column holds."""
-    parts = [values for values, _ in _pieces(column)]
+    parts = [values for values, _ in _pieces(column, exact=True)]
     if not parts:
         return pa.array([], pa.string())
     unique = pc.unique(pa.chunked_array(parts, pa.string()))
