@@ -28,7 +28,8 @@ from rsp_sdk.streams.io import conform, first_decrease, read_meta, read_static, 
 
 
 def _stream(stream: Path | str | pa.Table, time_unit_ms: int | None) -> tuple[pa.Table, int | None]:
-    """The stream table (sorted, in the stream schema) and its time unit (ms).
+    """The stream table (sorted, in the stream schema with its term columns
+    dictionary-encoded: no string per row on the driver) and its time unit (ms).
 
     The unit is the stream's own (its metadata) or ``time_unit_ms``; a table that carries no
     metadata has no unit unless one is given (None): the t0 candidates step by the unit, so
@@ -37,10 +38,10 @@ def _stream(stream: Path | str | pa.Table, time_unit_ms: int | None) -> tuple[pa
     if isinstance(stream, pa.Table):
         meta_raw = (stream.schema.metadata or {}).get(STREAM_METADATA_KEY)
         unit = StreamMeta.from_bytes(meta_raw).time_unit_ms if meta_raw else None
-        table = conform(stream, STREAM_SCHEMA)
+        table = conform(stream, STREAM_SCHEMA, dictionary=True)
         source: Path | str = "<table>"
     else:
-        table = read_stream(stream)
+        table = read_stream(stream, dictionary=True)
         meta = read_meta(stream)
         unit = meta.time_unit_ms if meta else 1  # a foreign Parquet file: ms, as documented
         source = stream

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -46,21 +47,31 @@ class TermDictionary:
     def build_encoded(
         cls, columns: list[pa.Array | pa.ChunkedArray]
     ) -> tuple[TermDictionary, list[pa.Array]]:
-        """The dictionary of ``columns`` and each column as int64 ids, from one hash pass."""
-        chunks: list[pa.Array] = []
-        bounds = [0]
-        for col in columns:
-            parts = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
-            chunks.extend(parts)
-            bounds.append(bounds[-1] + sum(len(c) for c in parts))
-        # a chunked array's dictionary encoding shares one dictionary among its chunks
-        encoded = pc.dictionary_encode(pa.chunked_array(chunks, pa.string()))
-        if not encoded.num_chunks:
+        """The dictionary of ``columns`` and each column as int64 ids.
+
+        Columns may be dictionary-encoded (as the oracle reads streams: 21 M triples as
+        strings would hold ~5 GB on the driver): only the distinct values each chunk uses are
+        hashed, once, and each row's id is an integer lookup, so no string is copied per row.
+        """
+        pieces = [piece for col in columns for piece in _pieces(col)]
+        counts = [len(col) for col in columns]
+        if not pieces or not sum(counts):
             return cls(pa.array([], pa.string())), [pa.array([], pa.int64()) for _ in columns]
-        dictionary = encoded.chunk(0).dictionary
-        ids = pa.chunked_array([c.indices for c in encoded.chunks], pa.int32()).combine_chunks()
-        ids = ids.cast(pa.int64())
-        out = [ids.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds)]
+        # one hash pass over the values used anywhere gives every value's global id
+        merged = pc.dictionary_encode(pa.chunked_array([v for v, _ in pieces], pa.string()))
+        dictionary = merged.chunk(0).dictionary
+        ids = [
+            chunk.indices.to_numpy()[rows].astype(np.int64)
+            for (_, rows), chunk in zip(pieces, merged.chunks, strict=True)
+        ]
+        del pieces, merged
+        flat = np.concatenate(ids)
+        del ids
+        bounds = list(itertools.accumulate(counts, initial=0))
+        out = [pa.array(flat[lo:hi]) for lo, hi in itertools.pairwise(bounds)]
+        # the hash tables and copies above are freed: hand their pages back to the system
+        # before Spark's collect and the R2S joins need memory of their own
+        pa.default_memory_pool().release_unused()
         return cls(dictionary), out
 
     def encode(self, column: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -88,8 +99,6 @@ class TermDictionary:
         mask = pc.starts_with(self.terms, '"')
         ids = pc.indices_nonzero(mask) if hasattr(pc, "indices_nonzero") else None
         if ids is None:  # pragma: no cover - very old pyarrow
-            import numpy as np
-
             ids = pa.array(np.flatnonzero(mask.to_numpy(zero_copy_only=False)))
         return pa.table({"id": ids.cast(pa.int64()), "term": self.terms.filter(mask)})
 
@@ -114,3 +123,57 @@ def worker_terms(name: str) -> pa.Array:
         column = pq.read_table(SparkFiles.get(name)).column("term")
         hit = _WORKER_CACHE[name] = column.combine_chunks()
     return hit
+
+
+def _pieces(
+    column: pa.Array | pa.ChunkedArray, *, exact: bool = False
+) -> list[tuple[pa.Array, np.ndarray]]:
+    """(values, each row's position among them) of every chunk of a string or
+    dictionary-encoded string column; a plain string chunk is hashed. A dictionary chunk's
+    unused values (rows filtered away) are dropped so they are not hashed or kept, unless
+    most are used (then copying the rest costs more than it saves) and not ``exact``: a term
+    dictionary may hold a term no row has (its id matches nothing, as an absent term's -1)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for chunk in chunks:
+        if not len(chunk):
+            continue
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = pc.dictionary_encode(chunk)
+        rows = chunk.indices.to_numpy(zero_copy_only=False)
+        used = np.zeros(len(chunk.dictionary), dtype=bool)
+        used[rows] = True
+        if not exact and used.sum() * 2 >= len(
+            used
+        ):  # mostly used: hash it as it is rather than copy it
+            out.append((chunk.dictionary.cast(pa.string()), rows))
+            continue
+        position = (np.cumsum(used) - 1).astype(np.int32)
+        values = chunk.dictionary.filter(pa.array(used))
+        out.append((values.cast(pa.string()), position[rows]))
+    return out
+
+
+def used_values(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """The distinct strings a (dictionary-encoded or plain) string column holds."""
+    parts = [values for values, _ in _pieces(column, exact=True)]
+    if not parts:
+        return pa.array([], pa.string())
+    unique = pc.unique(pa.chunked_array(parts, pa.string()))
+    return unique.combine_chunks() if isinstance(unique, pa.ChunkedArray) else unique
+
+
+def isin_mask(column: pa.Array | pa.ChunkedArray, values: list[str]) -> np.ndarray:
+    """Rows of a (dictionary-encoded or plain) string column whose value is one of ``values``:
+    for a dictionary chunk the strings compared are its distinct values, not its rows."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    value_set = pa.array(values, pa.string())
+    parts = []
+    for chunk in chunks:
+        if pa.types.is_dictionary(chunk.type):
+            hit = pc.is_in(chunk.dictionary.cast(pa.string()), value_set=value_set)
+            rows = chunk.indices.to_numpy(zero_copy_only=False)
+            parts.append(hit.to_numpy(zero_copy_only=False)[rows])
+        else:
+            parts.append(pc.is_in(chunk, value_set=value_set).to_numpy(zero_copy_only=False))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)

@@ -38,14 +38,33 @@ def apply_r2s(relations: pa.Table, r2s: R2S) -> pa.Table:
     """(t0, rank, binding) per report → (t0, rank, binding) emitted at each report."""
     if r2s is R2S.RSTREAM:
         return relations
-    keys = ["t0", "rank", "binding"]
-    cur = _distinct(relations, keys)
+    # bindings joined as integer ids, not strings: the joins' hash tables then hold 8 bytes
+    # per row, not a copy of each binding's text (gigabytes at 21 M triples)
+    binding = relations.column("binding")
+    encoded = pc.dictionary_encode(binding.combine_chunks() if binding.num_chunks else binding)
+    if isinstance(encoded, pa.ChunkedArray):  # no chunk at all: an empty relation
+        return relations.select(["t0", "rank", "binding"])
+    keyed = pa.table(
+        {
+            "t0": relations.column("t0"),
+            "rank": relations.column("rank"),
+            "bid": encoded.indices.cast(pa.int64()),
+        }
+    )
+    keys = ["t0", "rank", "bid"]
+    cur = _distinct(keyed, keys)
     nxt = cur.set_column(1, "rank", pc.add(cur.column("rank"), 1))
     if r2s is R2S.ISTREAM:
         out = cur.join(nxt, keys=keys, join_type="left anti")
     else:
         out = nxt.join(cur, keys=keys, join_type="left anti")
-    return out.select(keys)
+    return pa.table(
+        {
+            "t0": out.column("t0"),
+            "rank": out.column("rank"),
+            "binding": encoded.dictionary.take(out.column("bid")),
+        }
+    )
 
 
 def finalize(

@@ -19,12 +19,27 @@ from rsp_sdk.util.atomic import atomic_path
 _ROW_GROUP = 1 << 20
 
 
-def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """Cast ``table`` to ``schema`` (adding an all-null optional ``g``), in schema column order."""
+# the stream's term columns, kept dictionary-encoded by ``conform(..., dictionary=True)``
+DICTIONARY_COLUMNS = ("stream", "s", "p", "o")
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def conform(table: pa.Table, schema: pa.Schema, *, dictionary: bool = False) -> pa.Table:
+    """Cast ``table`` to ``schema`` (adding an all-null optional ``g``), in schema column order.
+
+    ``dictionary``: the term columns (``DICTIONARY_COLUMNS``) become dictionary<int32, string>
+    instead of string; a dictionary-encoded input stays as it is, not decoded into one string
+    per row (the oracle's 21 M-triple streams would hold ~5 GB of them)."""
     cols = []
     fields = []
     for field in schema:
-        if field.name in table.column_names:
+        if dictionary and field.name in DICTIONARY_COLUMNS and field.name in table.column_names:
+            field = pa.field(field.name, _DICTIONARY, nullable=field.nullable)
+            column = table.column(field.name)
+            if not pa.types.is_dictionary(column.type):
+                column = pc.dictionary_encode(column.cast(pa.string()))
+            cols.append(column.cast(_DICTIONARY))
+        elif field.name in table.column_names:
             cols.append(table.column(field.name).cast(field.type))
         elif field.nullable:
             cols.append(pa.nulls(table.num_rows, field.type))
@@ -111,9 +126,12 @@ def _write(table: pa.Table, path: Path) -> Path:
     return path
 
 
-def read_stream(path: Path | str, *, columns: list[str] | None = None) -> pa.Table:
-    """Read a stream file, checking it has the stream schema."""
-    return _read(Path(path), STREAM_SCHEMA, columns)
+def read_stream(
+    path: Path | str, *, columns: list[str] | None = None, dictionary: bool = False
+) -> pa.Table:
+    """Read a stream file, checking it has the stream schema (``dictionary``: the term
+    columns dictionary-encoded, as ``conform`` makes them)."""
+    return _read(Path(path), STREAM_SCHEMA, columns, dictionary=dictionary)
 
 
 def read_static(path: Path | str) -> pa.Table:
@@ -133,7 +151,9 @@ def read_meta(path: Path | str) -> StreamMeta | None:
     return StreamMeta.from_bytes(raw) if raw else None
 
 
-def _read(path: Path, schema: pa.Schema, columns: list[str] | None) -> pa.Table:
+def _read(
+    path: Path, schema: pa.Schema, columns: list[str] | None, *, dictionary: bool = False
+) -> pa.Table:
     if not path.exists():
         raise InputError("file not found", path=path)
     try:
@@ -147,10 +167,11 @@ def _read(path: Path, schema: pa.Schema, columns: list[str] | None) -> pa.Table:
             path=path,
             expected=f"a table with columns {', '.join(schema.names)}",
         )
-    table = pq.read_table(path, columns=columns)
+    encoded = [c for c in DICTIONARY_COLUMNS if dictionary and c in found.names]
+    table = pq.read_table(path, columns=columns, read_dictionary=encoded or None)
     if columns is None:
         meta = table.schema.metadata
-        table = conform(table, schema)
+        table = conform(table, schema, dictionary=dictionary)
         if meta:
             table = table.replace_schema_metadata(meta)
     return table

@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from rdflib.paths import Path
 from rdflib.plugins.sparql.algebra import triples
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import BNode, URIRef, Variable
 
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.oracle.encoding import isin_mask
 from rsp_sdk.oracle.r2r.fragment import ANY_WINDOW, STATIC, term_nt
 
 Constraint = tuple[int, str | None, str | None, str | None]
@@ -82,15 +82,15 @@ def relevant(table: pa.Table, window: int, found: list[Constraint] | None) -> np
 
     Patterns that fix only their predicate are tested together (one ``is_in`` over the
     predicates); each other (column, constant) comparison runs once, however many patterns
-    share it: string comparisons over every row are most of the cost at millions of rows."""
+    share it: string comparisons over every row are most of the cost at millions of rows, so a
+    dictionary-encoded column compares its distinct values and looks the rows up."""
     if found is None:
         return np.ones(table.num_rows, dtype=bool)
     mask = np.zeros(table.num_rows, dtype=bool)
     mine = [c for c in found if c[0] in (window, ANY_WINDOW)]
     only_p = sorted({p for _, s, p, o in mine if s is None and p is not None and o is None})
     if only_p:
-        hits = pc.is_in(table.column("p"), value_set=pa.array(only_p, pa.string()))
-        mask |= hits.to_numpy(zero_copy_only=False)
+        mask |= isin_mask(table.column("p"), only_p)
     equal: dict[tuple[str, str], np.ndarray] = {}
     for _, s, p, o in mine:
         if s is None and p is not None and o is None:
@@ -99,8 +99,7 @@ def relevant(table: pa.Table, window: int, found: list[Constraint] | None) -> np
         for col, const in (("s", s), ("p", p), ("o", o)):
             if const is not None:
                 if (col, const) not in equal:
-                    eq = pc.equal(table.column(col), const)
-                    equal[col, const] = eq.to_numpy(zero_copy_only=False)
+                    equal[col, const] = isin_mask(table.column(col), [const])
                 cond &= equal[col, const]
         mask |= cond
     return mask
