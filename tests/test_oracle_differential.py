@@ -406,3 +406,51 @@ def _rdflib(nt: str) -> Any:
         return URIRef(term.value)
     dt = getattr(term, "datatype", None)
     return Literal(term.value, datatype=URIRef(dt.value) if dt is not None else None)
+
+
+def test_repeated_relations_give_the_same_istream_and_dstream() -> None:
+    """``repeated_r2s`` (only reports whose source changes, and the ones before them) equals
+    ``apply_r2s(attach(...))`` over every report, for Istream and Dstream; random reports of
+    two t0 over two window groups, each event repeating the last evaluated one or not."""
+    import random
+
+    from rsp_sdk.model.profile import R2S
+    from rsp_sdk.oracle.r2s import apply_r2s, attach, repeated_r2s
+
+    rng = random.Random(7)
+    reports: dict[str, list[int]] = {k: [] for k in ("t0", "rank", "kc", "kb", "kr")}
+    sources: dict[str, list[int]] = {k: [] for k in ("kc", "kb", "kr", "skb", "skr")}
+    full: dict[str, list[Any]] = {"kc": [], "kb": [], "kr": [], "binding": []}
+    evaluated: dict[str, list[Any]] = {"kc": [], "kb": [], "kr": [], "binding": []}
+    for kc in (1000, 2000):  # a window group: events (kb, kr) in order, content growing
+        current: list[str] = []
+        src = (0, 0)
+        for kr in range(kc, kc + 12):
+            if not current or rng.random() < 0.4:  # a change point: evaluated
+                current = sorted(
+                    set(current) | {f"b{rng.randrange(6)}"} if rng.random() < 0.8 else set()
+                )
+                src = (kc, kr)
+                for b in current:
+                    for k, v in zip(evaluated, (kc, kc, kr, b), strict=True):
+                        evaluated[k].append(v)
+            for k, v in zip(sources, (kc, kc, kr, *src), strict=True):
+                sources[k].append(v)
+            for b in current:
+                for k, v in zip(full, (kc, kc, kr, b), strict=True):
+                    full[k].append(v)
+    for t0 in (0, 1):  # t0 0 sees every event, t0 1 every other one (a non-empty filter)
+        rank = 0
+        for kc, kr in zip(sources["kc"], sources["kr"], strict=True):
+            if t0 == 1 and kr % 2:
+                continue
+            rank += 1
+            for k, v in zip(reports, (t0, rank, kc, kc, kr), strict=True):
+                reports[k].append(v)
+    rep, src_t = pa.table(reports), pa.table(sources)
+    for r2s in (R2S.ISTREAM, R2S.DSTREAM):
+        want = apply_r2s(attach(pa.table(full), rep), r2s)  # Dstream: also at last rank + 1
+        want = want.join(rep.select(["t0", "rank"]), keys=["t0", "rank"], join_type="inner")
+        got = repeated_r2s(pa.table(evaluated), src_t, rep, r2s)
+        assert sorted(got.to_pylist(), key=repr) == sorted(want.to_pylist(), key=repr), r2s
+        assert want.num_rows > 0

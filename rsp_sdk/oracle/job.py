@@ -24,7 +24,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ from rsp_sdk.oracle.r2r.oxigraph import (
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
 from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2r.witness import kept_solutions
-from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, temporal_emissions
+from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, repeated_r2s, temporal_emissions
 from rsp_sdk.oracle.spark import without_adaptive
 
 # below this many relevant elements, adaptive execution's re-planning costs more than it saves
@@ -261,6 +261,10 @@ class OracleJob:
         self._ids: dict[int, list[pa.Array]] = {}
         self._scans: dict[str, DataFrame] = {}
         self._tmp: Path | None = None
+        # pyoxigraph under content change: relations only at evaluated events, and each event's
+        # source (``OxConfig.compact``)
+        self._compacted = False
+        self._sources: pa.Table | None = None
 
     # -- terms as ids ---------------------------------------------------------------------------
     @property
@@ -456,6 +460,8 @@ class OracleJob:
             change_points=self._change_points(),
             terms_file=self.terms.share(self.spark, self._workdir()),
         )
+        self._compacted = self._compact(cfg.change_points)
+        cfg = replace(cfg, compact=self._compacted)
 
         def fn(table: pa.Table) -> pa.Table:
             return evaluate_group(table, cfg, lambda: bc.value)
@@ -483,6 +489,15 @@ class OracleJob:
         )
         schema = ", ".join(f"{f.name} {_spark_type(f.type)}" for f in OUTPUT_SCHEMA)
         return elem_rows.unionByName(event_rows).groupBy("kc").applyInArrow(fn, schema)
+
+    def _compact(self, change_points: frozenset[int] | None) -> bool:
+        """Whether events between change points need no relation of their own: Istream and
+        Dstream emit nothing where the relation repeats the previous report's."""
+        return (
+            change_points is not None
+            and not self.profile.event_driven
+            and self.r2s in (R2S.ISTREAM, R2S.DSTREAM)
+        )
 
     def _event_key(self) -> tuple[str, int | None]:
         """How a solution's completion becomes an event key: (column, tick unit or None)."""
@@ -676,6 +691,9 @@ class OracleJob:
         events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
         elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
+        # rows without terms only name the evaluated event an event repeats (``compact``)
+        self._sources = table.select(["kc", "kb", "kr", "skb", "skr"])
+        table = table.filter(pc.is_valid(table.column("terms")))
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
             {
@@ -748,7 +766,10 @@ class OracleJob:
             if self.choice.plan is not None and self.choice.plan.distinct and event_driven:
                 emitted = emitted.group_by(["t0", "rank", "binding"]).aggregate([])
         else:
-            per_report = attach(self.relations(), self.reports)
+            relations = self.relations()
+            if self._compacted and self._sources is not None:
+                return repeated_r2s(relations, self._sources, self.reports, self.r2s)
+            per_report = attach(relations, self.reports)
             # event-driven reports carry their new results already: Rstream of them
             emitted = apply_r2s(per_report, R2S.RSTREAM if event_driven else self.r2s)
         return emitted

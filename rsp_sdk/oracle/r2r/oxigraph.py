@@ -33,6 +33,10 @@ OUTPUT_SCHEMA = pa.schema(
         pa.field("kb", pa.int64()),
         pa.field("kr", pa.int64()),
         pa.field("terms", pa.list_(pa.string())),
+        # the event whose evaluation this event's relation is (itself, or with ``compact`` the
+        # last evaluated event of the group); a row with null terms only carries this
+        pa.field("skb", pa.int64()),
+        pa.field("skr", pa.int64()),
     ]
 )
 
@@ -51,6 +55,10 @@ class OxConfig:
     # event keys (row position if tuple-driven, else the event time) at which the result can
     # change; None = evaluate at every event
     change_points: frozenset[int] | None = None
+    # with change points: an event between them emits no rows, only one null-terms row naming
+    # the evaluated event whose relation it repeats (Istream/Dstream emit nothing there, so the
+    # job need not copy that relation to every such report)
+    compact: bool = False
     terms_file: str | None = None  # the term dictionary (SparkFiles name); s, p, o are its ids
 
 
@@ -141,7 +149,9 @@ def evaluate_group(
     kc_out: list[int] = []
     kb_out: list[int] = []
     kr_out: list[int] = []
-    terms_out: list[list[str | None]] = []
+    terms_out: list[list[str | None] | None] = []
+    src_out: list[tuple[int, int]] = []
+    source = (0, 0)
     try:
         for kb, kr, kbb, krb, kc in events:
             if cfg.event_driven:
@@ -150,17 +160,22 @@ def evaluate_group(
                 advance(kb, kr)
                 after = Counter(solutions())
                 rows = list((after - before).elements())
+                source = (kb, kr)
             elif changes is not None and previous is not None and _key(kb, kr) not in changes:
                 rows = previous  # nothing new can be complete here: the same result
             else:
                 advance(kb, kr)
                 rows = solutions()
-                previous = rows
-            for row in rows:
+                previous, source = rows, (kb, kr)
+            repeat = cfg.compact and source != (kb, kr)
+            mark = cfg.compact and (repeat or not rows)
+            marks: list[list[str | None] | None] = [None] if mark else []
+            for terms in marks + ([] if repeat else [list(row) for row in rows]):
                 kc_out.append(kc)
                 kb_out.append(kb)
                 kr_out.append(kr)
-                terms_out.append(list(row))
+                terms_out.append(terms)
+                src_out.append(source if cfg.compact else (kb, kr))
     finally:
         for name in named:
             store.remove_graph(ox.NamedNode(name))
@@ -170,6 +185,8 @@ def evaluate_group(
             pa.array(kb_out, pa.int64()),
             pa.array(kr_out, pa.int64()),
             pa.array(terms_out, pa.list_(pa.string())),
+            pa.array([a for a, _ in src_out], pa.int64()),
+            pa.array([b for _, b in src_out], pa.int64()),
         ],
         schema=OUTPUT_SCHEMA,
     )
