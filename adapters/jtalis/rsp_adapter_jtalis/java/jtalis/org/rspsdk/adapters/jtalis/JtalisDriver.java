@@ -130,13 +130,13 @@ public final class JtalisDriver implements EngineDriver {
   }
 
   /**
-   * UTF-8 bytes of facts per goal. InterProlog's Prolog side cannot read a Java string over
-   * 65 535 bytes (serialised as TC_LONGSTRING: {@code newString} in interprolog.pl just fails),
-   * answers "Could not understand objects sent from Java" and stops in SWI's debugger prompt,
-   * so one goal with CityBench's 45 703 static triples never answered. 40 000 leaves room for
-   * the goal around the facts and for modified UTF-8's longer supplementary characters.
+   * Bytes of facts per goal. InterProlog's Prolog side reads a goal string's length as a
+   * signed short and a string over 65 535 bytes not at all (TC_LONGSTRING: {@code newString} in
+   * interprolog.pl just fails): past 32 767 bytes it answers "Could not understand objects sent
+   * from Java" and stops in SWI's debugger prompt, so one goal with CityBench's 45 703 static
+   * triples never answered. Facts are ASCII ({@link PrologTerms#quote}).
    */
-  static final int STATIC_GOAL_BYTES = 40_000;
+  static final int STATIC_GOAL_BYTES = 16_000;
 
   @Override
   public void loadStatic(String graphIri, String path) throws Exception {
