@@ -261,10 +261,10 @@ class OracleJob:
         self._ids: dict[int, list[pa.Array]] = {}
         self._scans: dict[str, DataFrame] = {}
         self._tmp: Path | None = None
-        # pyoxigraph under content change: relations only at evaluated events, and each event's
-        # source (``OxConfig.compact``)
+        # pyoxigraph under content change: relations only at evaluated events, and their keys
+        # (``OxConfig.compact``)
         self._compacted = False
-        self._sources: pa.Table | None = None
+        self._evaluated: pa.Table | None = None
 
     # -- terms as ids ---------------------------------------------------------------------------
     @property
@@ -691,8 +691,8 @@ class OracleJob:
         events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
         elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
-        # rows without terms only name the evaluated event an event repeats (``compact``)
-        self._sources = table.select(["kc", "kb", "kr", "skb", "skr"])
+        # with ``compact`` only evaluated events have rows (null terms: no solution)
+        self._evaluated = table.select(["kc", "kb", "kr"])
         table = table.filter(pc.is_valid(table.column("terms")))
         binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
@@ -767,8 +767,8 @@ class OracleJob:
                 emitted = emitted.group_by(["t0", "rank", "binding"]).aggregate([])
         else:
             relations = self.relations()
-            if self._compacted and self._sources is not None:
-                return repeated_r2s(relations, self._sources, self.reports, self.r2s)
+            if self._compacted and self._evaluated is not None:
+                return repeated_r2s(relations, self._evaluated, self.reports, self.r2s)
             per_report = attach(relations, self.reports)
             # event-driven reports carry their new results already: Rstream of them
             emitted = apply_r2s(per_report, R2S.RSTREAM if event_driven else self.r2s)

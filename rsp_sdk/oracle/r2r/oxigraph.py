@@ -33,10 +33,6 @@ OUTPUT_SCHEMA = pa.schema(
         pa.field("kb", pa.int64()),
         pa.field("kr", pa.int64()),
         pa.field("terms", pa.list_(pa.string())),
-        # the event whose evaluation this event's relation is (itself, or with ``compact`` the
-        # last evaluated event of the group); a row with null terms only carries this
-        pa.field("skb", pa.int64()),
-        pa.field("skr", pa.int64()),
     ]
 )
 
@@ -55,9 +51,10 @@ class OxConfig:
     # event keys (row position if tuple-driven, else the event time) at which the result can
     # change; None = evaluate at every event
     change_points: frozenset[int] | None = None
-    # with change points: an event between them emits no rows, only one null-terms row naming
-    # the evaluated event whose relation it repeats (Istream/Dstream emit nothing there, so the
-    # job need not copy that relation to every such report)
+    # with change points: an event between them emits no rows (its relation is the last
+    # evaluated event's, Istream/Dstream emit nothing there, so the job need not copy that
+    # relation to every such report); an evaluated event without solutions emits one row with
+    # null terms, so the job knows every evaluated event
     compact: bool = False
     terms_file: str | None = None  # the term dictionary (SparkFiles name); s, p, o are its ids
 
@@ -150,7 +147,6 @@ def evaluate_group(
     kb_out: list[int] = []
     kr_out: list[int] = []
     terms_out: list[list[str | None] | None] = []
-    src_out: list[tuple[int, int]] = []
     source = (0, 0)
     try:
         for kb, kr, kbb, krb, kc in events:
@@ -167,15 +163,14 @@ def evaluate_group(
                 advance(kb, kr)
                 rows = solutions()
                 previous, source = rows, (kb, kr)
-            repeat = cfg.compact and source != (kb, kr)
-            mark = cfg.compact and (repeat or not rows)
-            marks: list[list[str | None] | None] = [None] if mark else []
-            for terms in marks + ([] if repeat else [list(row) for row in rows]):
+            if cfg.compact and source != (kb, kr):
+                continue  # the last evaluated event's relation (see OxConfig.compact)
+            marks: list[list[str | None] | None] = [None] if cfg.compact and not rows else []
+            for terms in marks + [list(row) for row in rows]:
                 kc_out.append(kc)
                 kb_out.append(kb)
                 kr_out.append(kr)
                 terms_out.append(terms)
-                src_out.append(source if cfg.compact else (kb, kr))
     finally:
         for name in named:
             store.remove_graph(ox.NamedNode(name))
@@ -185,8 +180,6 @@ def evaluate_group(
             pa.array(kb_out, pa.int64()),
             pa.array(kr_out, pa.int64()),
             pa.array(terms_out, pa.list_(pa.string())),
-            pa.array([a for a, _ in src_out], pa.int64()),
-            pa.array([b for _, b in src_out], pa.int64()),
         ],
         schema=OUTPUT_SCHEMA,
     )
