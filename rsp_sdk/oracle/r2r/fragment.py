@@ -184,8 +184,90 @@ def analyze(query: QuerySpec, algebra: Any, *, has_static: bool) -> SqlPlan:
     return plan
 
 
-def _where(node: Any, plan: SqlPlan, *, graph: int, query: QuerySpec) -> frozenset[str]:
-    """Flatten the WHERE algebra into patterns and scoped filters; returns its variables."""
+# FILTER functions whose value depends on more than the solution they test (EXISTS reads the
+# data; RAND, UUID, BNODE differ per call): a residual filter holding one of them is refused
+_IMPURE = {
+    "Builtin_EXISTS",
+    "Builtin_NOTEXISTS",
+    "Builtin_RAND",
+    "Builtin_UUID",
+    "Builtin_STRUUID",
+    "Builtin_BNODE",
+}
+
+
+def monotone_core(
+    query: QuerySpec, algebra: Any, *, has_static: bool
+) -> tuple[SqlPlan, list[Filter]] | None:
+    """The BGP and in-fragment filters of a query that is monotone but outside the fragment
+    only through FILTER functions (REGEX, STR, …) or GROUP BY without aggregates — or None.
+
+    Such a query's result is a function of the solutions of its pattern that pass every
+    filter, and grows with the content: under content change it can change only where a
+    solution of this core completes *and* passes the other filters, which pyoxigraph checks on
+    that solution's own triples (``OracleJob._change_points``). ``None`` for anything else
+    (aggregates, OPTIONAL, EXISTS, …): there every event is evaluated. Returns the core and
+    the filters left out of it.
+    """
+    node = algebra["p"] if algebra.name == "SelectQuery" else algebra
+    if node.name in ("Distinct", "Reduced"):
+        node = node["p"]
+    if node.name != "Project":
+        return None
+    node = node["p"]
+    while node.name == "Extend":
+        if not isinstance(node["expr"], Variable):
+            return None
+        node = node["p"]
+    if node.name == "AggregateJoin":  # GROUP BY ?x without aggregates: SAMPLE of the keys
+        keys = {str(v) for v in (node["p"].get("expr") or [])}
+        if node["p"].name != "Group" or any(
+            a.name != "Aggregate_Sample" or str(a["vars"]) not in keys for a in node["A"]
+        ):
+            return None
+        node = node["p"]["p"]
+    plan = SqlPlan()
+    residual: list[Filter] = []
+    try:
+        _where(
+            node,
+            plan,
+            graph=STATIC if query.window_graphs else ANY_WINDOW,
+            query=query,
+            residual=residual,
+        )
+    except NotInFragment:
+        return None
+    if not plan.window_patterns or (not query.window_graphs and has_static):
+        return None
+    if any(_impure(f.expr) for f in residual):
+        return None
+    return plan, residual
+
+
+def _impure(expr: Any) -> bool:
+    if getattr(expr, "name", None) in _IMPURE:
+        return True
+    if isinstance(expr, dict):
+        return any(
+            _impure(v) if not isinstance(v, list) else any(_impure(x) for x in v)
+            for k, v in expr.items()
+            if k != "_vars"
+        )
+    return False
+
+
+def _where(
+    node: Any,
+    plan: SqlPlan,
+    *,
+    graph: int,
+    query: QuerySpec,
+    residual: list[Filter] | None = None,
+) -> frozenset[str]:
+    """Flatten the WHERE algebra into patterns and scoped filters; returns its variables.
+
+    ``residual``: filters outside the fragment are collected there instead of refused."""
     name = node.name
     if name == "BGP":
         found: set[str] = set()
@@ -195,13 +277,19 @@ def _where(node: Any, plan: SqlPlan, *, graph: int, query: QuerySpec) -> frozens
             found.update(pat.variables)
         return frozenset(found)
     if name == "Join":
-        return _where(node["p1"], plan, graph=graph, query=query) | _where(
-            node["p2"], plan, graph=graph, query=query
+        return _where(node["p1"], plan, graph=graph, query=query, residual=residual) | _where(
+            node["p2"], plan, graph=graph, query=query, residual=residual
         )
     if name == "Filter":
-        scope = _where(node["p"], plan, graph=graph, query=query)
-        _check_expr(node["expr"])
-        _check_boolean(node["expr"])
+        scope = _where(node["p"], plan, graph=graph, query=query, residual=residual)
+        try:
+            _check_expr(node["expr"])
+            _check_boolean(node["expr"])
+        except NotInFragment:
+            if residual is None:
+                raise
+            residual.append(Filter(node["expr"], scope))
+            return scope
         plan.filters.append(Filter(node["expr"], scope))
         return scope
     if name == "Graph":
@@ -211,7 +299,7 @@ def _where(node: Any, plan: SqlPlan, *, graph: int, query: QuerySpec) -> frozens
         names = [w.name for w in query.windows]
         if str(term) not in names:
             raise NotInFragment(f"GRAPH <{term}> is not a window")
-        return _where(node["p"], plan, graph=names.index(str(term)), query=query)
+        return _where(node["p"], plan, graph=names.index(str(term)), query=query, residual=residual)
     raise NotInFragment(name)
 
 

@@ -51,6 +51,11 @@ class OxConfig:
     # event keys (row position if tuple-driven, else the event time) at which the result can
     # change; None = evaluate at every event
     change_points: frozenset[int] | None = None
+    # with change points: an event between them emits no rows (its relation is the last
+    # evaluated event's, Istream/Dstream emit nothing there, so the job need not copy that
+    # relation to every such report); an evaluated event without solutions emits one row with
+    # null terms, so the job knows every evaluated event
+    compact: bool = False
     terms_file: str | None = None  # the term dictionary (SparkFiles name); s, p, o are its ids
 
 
@@ -141,7 +146,8 @@ def evaluate_group(
     kc_out: list[int] = []
     kb_out: list[int] = []
     kr_out: list[int] = []
-    terms_out: list[list[str | None]] = []
+    terms_out: list[list[str | None] | None] = []
+    source = (0, 0)
     try:
         for kb, kr, kbb, krb, kc in events:
             if cfg.event_driven:
@@ -150,17 +156,21 @@ def evaluate_group(
                 advance(kb, kr)
                 after = Counter(solutions())
                 rows = list((after - before).elements())
+                source = (kb, kr)
             elif changes is not None and previous is not None and _key(kb, kr) not in changes:
                 rows = previous  # nothing new can be complete here: the same result
             else:
                 advance(kb, kr)
                 rows = solutions()
-                previous = rows
-            for row in rows:
+                previous, source = rows, (kb, kr)
+            if cfg.compact and source != (kb, kr):
+                continue  # the last evaluated event's relation (see OxConfig.compact)
+            marks: list[list[str | None] | None] = [None] if cfg.compact and not rows else []
+            for terms in marks + [list(row) for row in rows]:
                 kc_out.append(kc)
                 kb_out.append(kb)
                 kr_out.append(kr)
-                terms_out.append(list(row))
+                terms_out.append(terms)
     finally:
         for name in named:
             store.remove_graph(ox.NamedNode(name))

@@ -129,17 +129,35 @@ public final class JtalisDriver implements EngineDriver {
     }
   }
 
+  /**
+   * Bytes of facts per goal. InterProlog's Prolog side reads a goal string's length as a
+   * signed short and a string over 65 535 bytes not at all (TC_LONGSTRING: {@code newString} in
+   * interprolog.pl just fails): past 32 767 bytes it answers "Could not understand objects sent
+   * from Java" and stops in SWI's debugger prompt, so one goal with CityBench's 45 703 static
+   * triples never answered. Facts are ASCII ({@link PrologTerms#quote}).
+   */
+  static final int STATIC_GOAL_BYTES = 16_000;
+
   @Override
   public void loadStatic(String graphIri, String path) throws Exception {
     List<String> facts = new ArrayList<>();
     List<String> lines = Files.readAllLines(new File(path).toPath(), StandardCharsets.UTF_8);
+    int bytes = 0;
     for (int n = 0; n < lines.size(); n++) {
       String line = lines.get(n).strip();
       if (line.isEmpty() || line.startsWith("#")) continue;
       String[] t = NTriplesLine.split(line, path, n + 1);
-      facts.add("s(" + term(t[0]) + "," + term(t[1]) + "," + term(t[2]) + ")");
+      String fact = "s(" + term(t[0]) + "," + term(t[1]) + "," + term(t[2]) + ")";
+      int size = fact.getBytes(StandardCharsets.UTF_8).length + 1;
+      if (!facts.isEmpty() && bytes + size > STATIC_GOAL_BYTES) {
+        call("rsp_add_static([" + String.join(",", facts) + "], _)");
+        facts.clear();
+        bytes = 0;
+      }
+      facts.add(fact);
+      bytes += size;
     }
-    call("rsp_add_static([" + String.join(",", facts) + "], _)");
+    if (!facts.isEmpty()) call("rsp_add_static([" + String.join(",", facts) + "], _)");
   }
 
   @Override

@@ -21,20 +21,28 @@ final class PrologTerms {
 
   private PrologTerms() {}
 
-  /** {@code text} as a quoted Prolog atom (ISO escapes). */
+  /**
+   * {@code text} as a quoted Prolog atom (ISO escapes), in ASCII: a character beyond it is
+   * written {@code \\xHEX\\}, because InterProlog's Prolog side decodes a goal string's modified
+   * UTF-8 only up to two bytes per character (code points below 256).
+   */
   static String quote(String text) {
     StringBuilder sb = new StringBuilder(text.length() + 2).append('\'');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '\\' -> sb.append("\\\\");
-        case '\'' -> sb.append("\\'");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> sb.append(c);
-      }
-    }
+    text.codePoints()
+        .forEach(
+            c -> {
+              switch (c) {
+                case '\\' -> sb.append("\\\\");
+                case '\'' -> sb.append("\\'");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                  if (c < 128) sb.append((char) c);
+                  else sb.append("\\x").append(Integer.toHexString(c)).append('\\');
+                }
+              }
+            });
     return sb.append('\'').toString();
   }
 
