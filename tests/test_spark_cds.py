@@ -60,3 +60,12 @@ def test_off_by_environment(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv(cds.ENV, "0")
     assert cds.java_options(MEM) == ""
     assert not cache.exists()
+
+
+def test_the_dumping_run_queries_parse() -> None:
+    """`nox -s tests` builds the archive with these queries; the build never fails the session
+    (no archive only means a slower start), so a query that stopped parsing went unnoticed."""
+    from rsp_sdk.query import parse_rspql
+
+    parsed = [parse_rspql(q) for q in cds.workload_queries()]
+    assert [len(p.windows) for p in parsed] == [1, 1, 1]

@@ -215,6 +215,19 @@ def build(timeout_s: float = 600) -> Path | None:
     return None
 
 
+def workload_queries() -> tuple[str, ...]:
+    """The dumping run's queries: a plain BGP (SQL), an aggregate (SQL), an OPTIONAL
+    (pyoxigraph). A query that does not parse would leave CI without an archive, silently."""
+    head = "PREFIX ex: <http://example.org/>\nREGISTER RSTREAM <q> AS SELECT "
+    window = "FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> [RANGE PT2S STEP PT1S]\n"
+    pattern = "WINDOW ex:w { ?m ex:detectedAt ?r"
+    return (
+        f"{head}?m ?r\n{window}WHERE {{ {pattern} }} }}",
+        f"{head}?r (COUNT(?m) AS ?n)\n{window}WHERE {{ {pattern} }} }} GROUP BY ?r",
+        f"{head}?m\n{window}WHERE {{ {pattern} OPTIONAL {{ ?m ex:x ?y }} }} }}",
+    )
+
+
 def _workload() -> None:
     """A six-triple stream through the SQL and the pyoxigraph evaluators (the JVM dumps at the
     process's exit)."""
@@ -235,15 +248,7 @@ def _workload() -> None:
         emits_empty_relations=False,
         t0=T0Policy(step_ms=1, span="window"),
     )
-    head = "PREFIX ex: <http://example.org/>\nREGISTER RSTREAM <q> AS SELECT "
-    window = "FROM NAMED WINDOW ex:w ON <http://ex.org/streams/test> [RANGE PT2S STEP PT1S]\n"
-    for query in (
-        f"{head}?m ?r\n{window}WHERE {{ WINDOW ex:w {{ ?m ex:detectedAt ?r }} }}",
-        f"{head}?r (COUNT(?m) AS ?n)\n{window}WHERE {{ WINDOW ex:w {{ ?m ex:detectedAt ?r }} }} "
-        "GROUP BY ?r",
-        f"{head}?m\n{window}WHERE {{ WINDOW ex:w {{ ?m ex:detectedAt ?r OPTIONAL {{ ?m ex:x ?y }} "
-        "}} }",
-    ):
+    for query in workload_queries():
         plan_job(rooms, parse_rspql(query), profile, spark=spark, time_unit_ms=1).run()
 
 
