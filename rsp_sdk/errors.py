@@ -9,6 +9,12 @@ prints them without a traceback.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 
 class RspError(Exception):
@@ -52,3 +58,22 @@ class InputError(RspError):
             shown = self.text if len(self.text) <= 200 else self.text[:197] + "..."
             out += f"\n    offending text: {shown!r}"
         return out
+
+
+def validated(model: type[M], data: Any, *, path: Path, what: str, expected: str) -> M:
+    """``model.model_validate(data)``, its first error raised as an :class:`InputError` that
+    names the field (``invalid <what> field a.b: …``): every file the SDK reads into a pydantic
+    model (manifest, image lock, profile, query) reports a bad field the same way."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or f"({what})"
+        raise InputError(
+            f"invalid {what} field {where}: {first['msg']}",
+            path=path,
+            text=str(first.get("input"))[:200],
+            expected=expected,
+        ) from None

@@ -76,10 +76,10 @@ import tomllib
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rsp_sdk.engine.cargo import CargoSettings, binary_path, build_crate
-from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.errors import InputError, RspError, validated
 from rsp_sdk.runtime.bridge import bridge_classpath, cache_root, file_lock, run_maven
 
 
@@ -240,17 +240,13 @@ def load_manifest(path: Path | str) -> Manifest:
         raise InputError("manifest not found", path=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"invalid TOML: {exc}", path=path, expected="a TOML manifest") from exc
-    try:
-        return Manifest.model_validate({**raw, "path": path.resolve()})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise InputError(
-            f"invalid manifest field {where}: {first['msg']}",
-            path=path,
-            text=str(first.get("input"))[:200],
-            expected="see rsp_sdk.engine.provision for the manifest format",
-        ) from exc
+    return validated(
+        Manifest,
+        {**raw, "path": path.resolve()},
+        path=path,
+        what="manifest",
+        expected="see rsp_sdk.engine.provision for the manifest format",
+    )
 
 
 def sha256_of(path: Path) -> str:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.errors import InputError, RspError, validated
 
 # Bump when the way the rootfs is assembled (user, folders, cleanup, image config) changes:
 # images built by older code then no longer match the digest and are rebuilt.
@@ -111,17 +111,13 @@ def load_lock(path: Path | str | None = None) -> BaseLock:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"invalid TOML: {exc}", path=path, expected="a base lock file") from exc
-    try:
-        return BaseLock.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise InputError(
-            f"invalid lock field {where}: {first['msg']}",
-            path=path,
-            text=str(first.get("input"))[:200],
-            expected="[base] recipe and [packages] name = version (see rsp_sdk.images.lock)",
-        ) from exc
+    return validated(
+        BaseLock,
+        raw,
+        path=path,
+        what="lock",
+        expected="[base] recipe and [packages] name = version (see rsp_sdk.images.lock)",
+    )
 
 
 def write_lock(lock: BaseLock, path: Path | str | None = None) -> Path:

@@ -24,9 +24,9 @@ import tomllib
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rsp_sdk.errors import InputError
+from rsp_sdk.errors import InputError, validated
 
 __all__ = [
     "BUILTIN_PROFILES",
@@ -265,14 +265,10 @@ def load_profile(spec: str | Path | Profile) -> Profile:
     if not isinstance(data, dict):
         raise InputError("a profile file must hold one table/object", path=path)
     data.setdefault("name", path.stem)
-    try:
-        return Profile.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise InputError(
-            f"invalid profile field {where or '(profile)'}: {first['msg']}",
-            path=path,
-            text=str(first.get("input"))[:200],
-            expected="the fields of rsp_sdk.model.profile.Profile",
-        ) from exc
+    return validated(
+        Profile,
+        data,
+        path=path,
+        what="profile",
+        expected="the fields of rsp_sdk.model.profile.Profile",
+    )

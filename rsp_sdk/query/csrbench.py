@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from rsp_sdk.errors import InputError
+from rsp_sdk.errors import InputError, validated
 from rsp_sdk.model.profile import R2S
 from rsp_sdk.model.query import DEFAULT_BASE_IRI, QuerySpec, WindowSpec
 from rsp_sdk.model.stream import DEFAULT_STREAM_IRI
@@ -281,17 +279,13 @@ def _query_spec(data: dict[str, Any], path: Path) -> QuerySpec:
     """A dumped ``QuerySpec`` (the matrix's ``queries/<sha16>.json``), read back as it was: its
     ``sparql`` is already the oracle's body (REGISTER and FROM clauses blanked), so re-parsing
     it as the small TOML form would lose the windows, prefixes and template parameters."""
-    try:
-        spec = QuerySpec.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise InputError(
-            f"invalid query field {where or '(query)'}: {first['msg']}",
-            path=path,
-            text=str(first.get("input"))[:200],
-            expected="the fields of rsp_sdk.model.query.QuerySpec (a matrix queries/*.json)",
-        ) from None
+    spec = validated(
+        QuerySpec,
+        data,
+        path=path,
+        what="query",
+        expected="the fields of rsp_sdk.model.query.QuerySpec (a matrix queries/*.json)",
+    )
     if not spec.windows:
         raise InputError("the query has no window", path=path, expected="a non-empty 'windows'")
     return spec
