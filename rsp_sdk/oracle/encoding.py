@@ -143,9 +143,8 @@ def _pieces(
         rows = chunk.indices.to_numpy(zero_copy_only=False)
         used = np.zeros(len(chunk.dictionary), dtype=bool)
         used[rows] = True
-        if not exact and used.sum() * 2 >= len(
-            used
-        ):  # mostly used: hash it as it is rather than copy it
+        mostly_used = used.sum() * 2 >= len(used)
+        if mostly_used and not exact:  # hash it as it is rather than copy the used values
             out.append((chunk.dictionary.cast(pa.string()), rows))
             continue
         position = (np.cumsum(used) - 1).astype(np.int32)

@@ -22,8 +22,7 @@ import pyarrow as pa
 import pyoxigraph as ox
 
 from rsp_sdk.oracle.r2r.fragment import ANY_WINDOW, STATIC, Pattern
-
-PLAIN_GRAPH = "urn:x-rsp-sdk:window-content"  # as r2r.oxigraph names the plain-SPARQL content
+from rsp_sdk.oracle.r2r.oxigraph import PLAIN_GRAPH
 
 
 def kept_solutions(
@@ -69,7 +68,9 @@ def _quads(
         if pat.graph == STATIC:
             lines.append(f"{s} {p} {o} .")
             continue
-        plain = pat.graph == ANY_WINDOW or window_names is None
-        name = PLAIN_GRAPH if plain or window_names is None else window_names[pat.graph]
+        if window_names is None or pat.graph == ANY_WINDOW:
+            name = PLAIN_GRAPH
+        else:
+            name = window_names[pat.graph]
         lines.append(f"{s} {p} {o} <{name}> .")
     return lines
