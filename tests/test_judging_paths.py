@@ -68,12 +68,26 @@ def test_oracle_check_with_the_adapter_profile_gives_csrbench_verdict(
     assert got == {"cli": want, "csrbench": want}
 
 
-def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark: Any) -> None:
+def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SIGINT while the oracle's session runs an action (a few seconds of CPU): KeyboardInterrupt
     comes within a second and the Spark job is cancelled. PySpark's own handler called
     cancelAllJobs down the interrupted thread's one Py4J connection (pinned threads), busy
-    with the action itself, so Ctrl-C waited for the whole action to end."""
+    with the action itself, so Ctrl-C waited for the whole action to end. And Py4J never sends
+    its cancel command: the JVM closes every gateway connection on it, so PySpark's unwinding
+    call raced it and raised Py4JNetworkError instead of KeyboardInterrupt (CI, stop 14)."""
+    from py4j.clientserver import ClientServerConnection
     from pyspark.sql import functions as F
+
+    cancels: list[tuple[int, int]] = []
+    send_cancel = ClientServerConnection.shutdown_socket
+
+    def spy(self: Any, remote_port: int, local_port: int) -> None:  # the real one still runs
+        cancels.append((remote_port, local_port))
+        send_cancel(self, remote_port, local_port)
+
+    monkeypatch.setattr(ClientServerConnection, "shutdown_socket", spy)
 
     from rsp_sdk.oracle.spark import _on_sigint
 
@@ -114,6 +128,7 @@ def test_ctrl_c_during_a_spark_action_interrupts_it_at_once_and_cancels_it(spark
         signal.signal(signal.SIGINT, installed)
         sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
     assert sent and raised - sent[0] < 3.0
+    assert cancels == [], "Py4J sent its cancel command, which closes every gateway connection"
     until = time.monotonic() + 10
     while running() and time.monotonic() < until:
         time.sleep(0.1)

@@ -126,12 +126,35 @@ def _on_sigint(previous: Any) -> Any:
 
     def handler(signum: int, frame: Any) -> None:
         threading.Thread(target=cancel_jobs, name="spark-cancel", daemon=True).start()
+        _drop_thread_connection()
         if callable(previous):
             previous(signum, frame)
         elif previous != signal.SIG_IGN:
             raise KeyboardInterrupt
 
     return handler
+
+
+def _drop_thread_connection() -> None:
+    """Close this thread's Py4J connection to Spark's JVM before KeyboardInterrupt unwinds
+    through Py4J. Py4J's own KeyboardInterrupt path sends a cancel command ("z") down the busy
+    connection; the JVM runs it once the interrupted action ends and, matching sockets by its own
+    (shared) local port, closes *every* connection of the gateway, including the one PySpark
+    opens next while unwinding (``setCallSite``): that call then failed with "Answer from Java
+    side is empty" instead of the KeyboardInterrupt (CI, stop 14). With the socket closed here,
+    Py4J skips the command; the JVM's thread ends when it writes its answer to the closed socket.
+    The next call from this thread opens a fresh connection."""
+    if "pyspark" not in sys.modules:
+        return
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    client = getattr(getattr(sc, "_gateway", None), "_gateway_client", None)
+    get_connection = getattr(client, "get_thread_connection", None)  # pinned threads only
+    connection = get_connection() if callable(get_connection) else None
+    if connection is not None:
+        with contextlib.suppress(Exception):
+            connection.close(reset=True)
 
 
 def cancel_jobs() -> None:
