@@ -11,6 +11,8 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from rsp_sdk.matrix.axes import HEADERS, axis_cell, axis_text, axis_value, varying_axes
+
 COLOURS = {
     "correct": "green",
     "incorrect": "red",
@@ -51,29 +53,45 @@ def _verdict_text(members: list[dict[str, Any]]) -> str:
 
 
 def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = None) -> Table:
-    """engine@runtime × query: the verdict (t0), over all repetitions and feedings. When that
-    grid is wider than ``width`` (an 80-column terminal: rich would blank or cut the query
-    headers), one row per engine × query instead, which fits any query count."""
-    queries = list(dict.fromkeys(r["query"] for r in rows))
-    by: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    """engine@runtime × query: the verdict (t0), over all repetitions and feedings. An axis the
+    spec varies besides the query (stream, instances, time scale: ``rsp_sdk.matrix.axes``) splits
+    the query's column instead of being folded into it. When that grid is wider than ``width``
+    (an 80-column terminal: rich would blank or cut the query headers), one row per engine ×
+    query instead, each varying axis in a column of its own, which fits any query count."""
+    axes = varying_axes(rows)
+    cols = list(dict.fromkeys(_column(r, axes) for r in rows))
+    by: dict[str, dict[tuple[Any, ...], list[dict[str, Any]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for r in rows:
-        by[f"{r['engine']}@{r['runtime']}"][r["query"]].append(r)
+        by[f"{r['engine']}@{r['runtime']}"][_column(r, axes)].append(r)
     t = Table(title=title, show_lines=False)
     t.add_column("engine@runtime", no_wrap=True)
-    for q in queries:
-        t.add_column(q, justify="center", no_wrap=True)
-    for name, per_query in by.items():
-        t.add_row(name, *(_verdict_text(per_query.get(q, [])) for q in queries))
+    for col in cols:
+        header = col[0] + "".join(
+            f" · {axis_text(a, v)}" for a, v in zip(axes, col[1:], strict=True)
+        )
+        t.add_column(header, justify="center", no_wrap=True)
+    for name, per_col in by.items():
+        t.add_row(name, *(_verdict_text(per_col.get(c, [])) for c in cols))
     if width is None or fits(t, width):
         return t
     long = Table(title=title, show_lines=False)
     long.add_column("engine@runtime", no_wrap=True)
     long.add_column("query", overflow="fold")
+    for a in axes:
+        long.add_column(HEADERS[a], overflow="fold")
     long.add_column("verdict t0", overflow="fold")
-    for name, per_query in by.items():
-        for n, q in enumerate(q for q in queries if q in per_query):
-            long.add_row(name if n == 0 else "", q, _verdict_text(per_query[q]))
+    for name, per_col in by.items():
+        for n, col in enumerate(c for c in cols if c in per_col):
+            values = [axis_cell(a, v) for a, v in zip(axes, col[1:], strict=True)]
+            long.add_row(name if n == 0 else "", col[0], *values, _verdict_text(per_col[col]))
     return long
+
+
+def _column(row: dict[str, Any], axes: Sequence[str]) -> tuple[Any, ...]:
+    """A grid column: the query and the row's value on each varying axis."""
+    return (row["query"], *(axis_value(row, a) for a in axes))
 
 
 def fits(table: Table, width: int) -> bool:

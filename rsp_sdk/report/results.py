@@ -24,9 +24,23 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.axes import axes_suffix, varying_axes
 
 #: Axes that, with the engine and runtime, identify a series of repetitions of one cell.
-SERIES_AXES = ("engine", "runtime", "query", "params", "stream", "rate", "feeding", "profile")
+#: ``instances`` and ``time_scale`` are axes too: CityBench's x1 and x10 at time scales 1 and 10
+#: are four series, not four repetitions of one.
+SERIES_AXES = (
+    "engine",
+    "runtime",
+    "query",
+    "params",
+    "stream",
+    "rate",
+    "feeding",
+    "profile",
+    "instances",
+    "time_scale",
+)
 
 
 #: windows.parquet as ``rsp_sdk.compare.yabench`` writes it → the names of the results layout
@@ -91,6 +105,8 @@ class CellRecord(BaseModel):
     gracious_recall: float | None = None
     final_result_ms: float | None = None
     artifacts: str | None = None  # JSON {file: sha256} of the engine's provisioned files
+    instances: int = 1  # simultaneous copies of the query (concurrency axis)
+    time_scale: float | None = None  # the feeding's time scale (None: not time-scaled)
 
     @property
     def series(self) -> tuple[Any, ...]:
@@ -111,8 +127,9 @@ def series_id(series: tuple[Any, ...]) -> str:
     return "series-" + hashlib.sha256(repr(series).encode()).hexdigest()[:12]
 
 
-def column_label(query: str, params: str | None, rate: float | None) -> str:
-    """The verdict grid's column: the query, with its parameters and rate when set.
+def column_label(query: str, params: str | None, rate: float | None, axes: str = "") -> str:
+    """The verdict grid's column: the query, with its parameters, the axes the spec varies
+    (``axes``, from ``rsp_sdk.matrix.axes.axes_suffix``) and the rate when set.
 
     The matrix already names a template's cells ``q1[RANGE=PT1S]``: a parameter the name
     spells is not repeated (``q1[RANGE=PT1S] RANGE=PT1S`` filled every header of ren16)."""
@@ -122,6 +139,7 @@ def column_label(query: str, params: str | None, rate: float | None) -> str:
             pairs = [f"{k}={v}" for k, v in sorted(json.loads(params).items())]
             extra = [p for p in pairs if p not in query]
             out += " " + ",".join(extra) if extra else ""
+    out += axes
     if rate is not None:
         out += f" @{rate:g}/s"
     return out
@@ -138,8 +156,10 @@ class PlannedCell(BaseModel):
     runtime: str = "?"
     query: str = "?"
     params: str | None = None
+    stream: str | None = None
     rate: float | None = None
     repetition: int | None = None
+    instances: int = 1
 
     @property
     def column(self) -> str:
@@ -191,6 +211,10 @@ class Results:
         self.planned = [self._planned(i, c) for i, c in enumerate(self.matrix["plan"])]
         done = {c.key for c in self.cells}
         self.missing = [p for p in self.planned if p.key not in done]
+        #: the axes beside the query on which this matrix's cells differ (own grid columns)
+        self.split_axes = varying_axes(
+            [c.model_dump() for c in self.cells] + [p.model_dump() for p in self.missing]
+        )
         if not self.cells:
             raise InputError(
                 f"no finished cell ({len(self.planned)} planned, none has cells/<key>/cell.json)",
@@ -254,6 +278,11 @@ class Results:
     def frame(self) -> pd.DataFrame:
         """Every finished cell as one row (the columns of cell.json)."""
         return pd.DataFrame([c.model_dump() for c in self.cells])
+
+    def column(self, cell: CellRecord | PlannedCell) -> str:
+        """``cell``'s verdict-grid column: its query, and the axes this matrix varies."""
+        suffix = axes_suffix(cell.model_dump(), self.split_axes)
+        return column_label(cell.query, cell.params, cell.rate, suffix)
 
     def series(self) -> dict[tuple[Any, ...], list[CellRecord]]:
         """Cells grouped by series (every axis but the repetition), in cell order."""

@@ -38,8 +38,8 @@ def number(value: float) -> str:
 def cells_frame(results: Results) -> pd.DataFrame:
     frame = results.frame()
     frame["row"] = [c.row for c in results.cells]
-    frame["col"] = [c.column for c in results.cells]
-    frame["qcol"] = [c.column.rsplit(" @", 1)[0] for c in results.cells]
+    frame["col"] = [results.column(c) for c in results.cells]
+    frame["qcol"] = [col.rsplit(" @", 1)[0] for col in frame["col"]]
     return frame
 
 

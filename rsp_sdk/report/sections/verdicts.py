@@ -1,5 +1,8 @@
 """The verdict grid: engine@runtime × query, one coloured cell per series, linking to its detail.
 
+A spec that varies the stream, the number of instances or the time scale gets one column per
+query and value (``Results.column``), so those cells are not folded into one as repetitions.
+
 CSRBench and LSBench publish their results as such a table; here each cell aggregates the
 repetitions of one series (worst outcome first, ``correct ×3`` or ``incorrect 1/3``), and a
 planned cell that never finished shows as *missing* rather than as a gap.
@@ -31,7 +34,7 @@ def grid(results: Results) -> tuple[list[str], list[str], dict[tuple[str, str], 
     """(rows, columns, cells) of the verdict grid."""
     by_pos: dict[tuple[str, str], list[list[CellRecord]]] = {}
     for cells in results.series().values():
-        by_pos.setdefault((cells[0].row, cells[0].column), []).append(cells)
+        by_pos.setdefault((cells[0].row, results.column(cells[0])), []).append(cells)
     out: dict[tuple[str, str], GridCell] = {}
     for pos, groups in by_pos.items():
         flat = [c for g in groups for c in g]
@@ -39,7 +42,7 @@ def grid(results: Results) -> tuple[list[str], list[str], dict[tuple[str, str], 
         reasons = sorted({short_reason(c.reason) for c in flat if c.reason})
         out[pos] = GridCell(text, worst, "#" + series_id(groups[0][0].series), "; ".join(reasons))
     for p in results.missing:
-        pos = (p.row, p.column)
+        pos = (p.row, results.column(p))
         if pos not in out:
             out[pos] = GridCell("missing", Outcome.MISSING, None, "planned, no cell.json")
     rows = sorted({r for r, _ in out})
