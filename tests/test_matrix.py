@@ -519,7 +519,7 @@ repetitions = 2
 timeout_s = 90
 [[engines]]
 name = "toy-py"
-engine_config = { push_delay_ms = 400 }
+engine_config = { push_delay_ms = 1500 }
 [[engines]]
 name = "toy-java"
 runtimes = ["py4j"]
@@ -536,8 +536,9 @@ def test_one_ctrl_c_stops_cells_running_side_by_side(
     rsp_exe: list[str], toy_cache: Any, tmp_path: Path
 ) -> None:
     """With --jobs 2 the cells run in worker threads, which Python's KeyboardInterrupt never
-    reaches. Two cells run: toy-py feeding (40 pushes of 400 ms) and toy-java on py4j stuck in
-    its ``open`` verb (a Py4J call that never returns; the session does not exist yet, so
+    reaches. Two cells run: toy-py feeding (40 pushes of 1.5 s: it must not end, freeing its
+    worker for a queued cell, before a loaded machine has started the JVM) and toy-java on py4j
+    stuck in its ``open`` verb (a Py4J call that never returns; the session does not exist yet, so
     Ctrl-C used to wait for its 90 s timeout). One SIGINT ends the matrix at once (the pool
     used to wait for every queued cell), both runs are recorded as interrupted without
     cell.json (a rerun runs them again), the queued cells never start, and no engine process
@@ -580,7 +581,7 @@ def test_one_ctrl_c_stops_cells_running_side_by_side(
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(30)
     assert proc.returncode == 130, err.decode()
-    assert stopped_in < 6.0, stopped_in  # toy-py had ~15 s to go, the open call 90 s
+    assert stopped_in < 6.0, stopped_in  # toy-py had a minute to go, the open call 90 s
     _, alive = psutil.wait_procs(engines, timeout=10)
     assert not [p for p in alive if _proc(p.pid) is not None]
     dirs = list((out / "cells").iterdir())
