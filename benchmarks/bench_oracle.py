@@ -654,3 +654,74 @@ def _print(rows: list[Result]) -> list[Result]:
         )
         print(f"    {r.name}: {r.value:,.2f} {r.unit} {r.target}{met} — {r.note}", flush=True)
     return rows
+
+
+CLUSTER_STATIONS = int(os.environ.get("RSP_BENCH_ORACLE_CLUSTER_STATIONS", "10000"))
+
+
+@bench("oracle.cluster")
+def cluster() -> list[Result]:
+    """The large benchmark's queries in local mode (``local[2]``) and then on a two-worker
+    standalone cluster on 127.0.0.1 (one core and 2 GiB of executor memory per worker: the
+    machine's two cores either way), in one run and one driver process: time, ratio to local
+    mode, the same answers, and the executors' peak RSS. Run it alone (``python -m benchmarks
+    oracle.cluster``): the local session is stopped before the cluster's starts."""
+    from contextlib import nullcontext
+
+    from pyspark.sql import SparkSession
+
+    from benchmarks.standalone import standalone_cluster
+
+    os.environ.setdefault("SPARK_EXECUTOR_MEMORY", "2g")  # read when the driver JVM starts
+    table, _ = generate_yabench(
+        YabenchParams(stations=CLUSTER_STATIONS, interval_ms=1000, duration_ms=30_000),
+        dictionary=True,
+    )
+    small, _ = generate_yabench(
+        YabenchParams(stations=10, interval_ms=1000, duration_ms=30_000), dictionary=True
+    )
+    label = f"SG1 {CLUSTER_STATIONS:,} stations ({table.num_rows:,} triples)"
+    local: dict[str, tuple[float, pa.Table]] = {}
+    results: list[Result] = []
+    for mode in ("local", "cluster"):
+        context = standalone_cluster(workers=2, cores=1) if mode == "cluster" else nullcontext()
+        with context as url:
+            active = SparkSession.getActiveSession()
+            if active is not None:
+                active.stop()
+            spark, start_s = _spark(url or "local[2]")
+            results += _print([Result(f"Spark start ({mode}, {url or 'local[2]'})", start_s, "s")])
+            _timed_oracle(small, YABENCH_QUERIES["Q1 filter"], WINDOW_CLOSE, spark)  # warm-up
+            peaks = _Peaks(spark)
+            peaks.reset()
+            for name in LARGE_QUERIES:
+                took, out = _timed_oracle(table, YABENCH_QUERIES[name], WINDOW_CLOSE, spark)
+                load = f"load {os.getloadavg()[0]:.1f}"
+                if mode == "local":
+                    local[name] = (took, out)
+                    row = Result(f"{label} {name}: local warm", took, "s", note=load)
+                else:
+                    base, base_out = local[name]
+                    same = "same answers" if _same_answers(base_out, out) else "ANSWERS DIFFER"
+                    row = Result(
+                        f"{label} {name}: two-worker cluster warm",
+                        took,
+                        "s",
+                        note=f"local {base:.1f} s: cluster/local = {took / base:.2f}×; "
+                        f"{same}; {load}",
+                    )
+                results += _print([row])
+            py, jvm, executors = peaks.read()
+            results += _print(
+                [
+                    Result(
+                        f"peak RSS ({mode})",
+                        py + jvm + executors,
+                        "MiB",
+                        note=f"driver Python {py:,.0f} + driver JVM {jvm:,.0f} + executor "
+                        f"JVMs {executors:,.0f} MiB",
+                    )
+                ]
+            )
+            spark.stop()  # before the cluster goes down
+    return results
