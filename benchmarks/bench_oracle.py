@@ -8,13 +8,16 @@ per-window loop a user would write (run in the same process, ratio printed).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyoxigraph as ox
@@ -131,8 +134,7 @@ def naive_expected(stream: pa.Table, query: str, omega: int, beta: int, t0: int)
     times = stream.column("t_app_ms")
     t_max = pc.max(times).as_py()
     spo = stream.select(["s", "p", "o"])
-    rows: dict[str, list[Any]] = {k: [] for k in ("t_app_ms", "open", "close", "binding")}
-    previous: set[str] = set()
+    out = _LoopOutput(spec, t0)
     o = t0
     while o <= t_max:
         mask = pc.and_(pc.greater_equal(times, o), pc.less(times, o + omega))
@@ -145,38 +147,110 @@ def naive_expected(stream: pa.Table, query: str, omega: int, beta: int, t0: int)
         if data:  # non-empty content: an empty window is not reported
             store = ox.Store()
             store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
-            results = cast(
-                ox.QuerySolutions,
-                store.query(
-                    spec.sparql.replace("GRAPH  <w>", "      "), default_graph=ox.DefaultGraph()
-                ),
-            )
-            current = {
-                binding_to_json(
-                    {v: to_sparql_json(str(sol[v])) for v in spec.variables if sol[v] is not None}
-                )
-                for sol in results
-            }
-            emitted = current - previous if spec.r2s is R2S.ISTREAM else current
-            previous = current
-            relation: list[str | None] = [*sorted(emitted)] or [None]
-            for b in relation:
-                rows["t_app_ms"].append(o + omega)
-                rows["open"].append(o)
-                rows["close"].append(o + omega)
-                rows["binding"].append(b)
+            out.report(o, o + omega, store)
         o += beta
-    n = len(rows["binding"])
-    return pa.table(
-        {
-            "query": pa.array([spec.name] * n, pa.string()),
-            "t0_ms": pa.array([t0] * n, pa.int64()),
-            "t_app_ms": pa.array(rows["t_app_ms"], pa.int64()),
-            "window_open_ms": pa.array(rows["open"], pa.int64()),
-            "window_close_ms": pa.array(rows["close"], pa.int64()),
-            "binding": pa.array(rows["binding"], pa.string()),
+    return out.table()
+
+
+class _LoopOutput:
+    """The loops' answers built like the oracle's: R2S against the previous reported relation,
+    canonical SPARQL JSON bindings, one null row for an empty relation (shared by both loops so
+    they differ only in how a window's triples reach the store)."""
+
+    def __init__(self, spec: Any, t0: int) -> None:
+        self.spec, self.t0 = spec, t0
+        self.sparql = spec.sparql.replace("GRAPH  <w>", "      ")
+        self.previous: set[str] = set()
+        self.rows: dict[str, list[Any]] = {k: [] for k in ("t_app_ms", "open", "close", "binding")}
+
+    def report(self, open_ms: int, close_ms: int, store: ox.Store) -> None:
+        results = cast(ox.QuerySolutions, store.query(self.sparql, default_graph=ox.DefaultGraph()))
+        variables = self.spec.variables
+        current = {
+            binding_to_json(
+                {v: to_sparql_json(str(sol[v])) for v in variables if sol[v] is not None}
+            )
+            for sol in results
         }
-    )
+        emitted = current - self.previous if self.spec.r2s is R2S.ISTREAM else current
+        self.previous = current
+        relation: list[str | None] = [*sorted(emitted)] or [None]
+        for b in relation:
+            self.rows["t_app_ms"].append(close_ms)
+            self.rows["open"].append(open_ms)
+            self.rows["close"].append(close_ms)
+            self.rows["binding"].append(b)
+
+    def table(self) -> pa.Table:
+        n = len(self.rows["binding"])
+        return pa.table(
+            {
+                "query": pa.array([self.spec.name] * n, pa.string()),
+                "t0_ms": pa.array([self.t0] * n, pa.int64()),
+                "t_app_ms": pa.array(self.rows["t_app_ms"], pa.int64()),
+                "window_open_ms": pa.array(self.rows["open"], pa.int64()),
+                "window_close_ms": pa.array(self.rows["close"], pa.int64()),
+                "binding": pa.array(self.rows["binding"], pa.string()),
+            }
+        )
+
+
+def _ntriples(batch: pa.RecordBatch) -> bytes:
+    """One batch's triples as N-Triples bytes, straight from the joined column's data buffer
+    (no Python string per triple)."""
+    columns = [batch.column(n).cast(pa.string()) for n in ("s", "p", "o")]
+    nt = pc.binary_join_element_wise(*columns, pa.scalar(" .\n"), " ")
+    offsets = np.frombuffer(nt.buffers()[1], np.int32, len(nt) + 1, nt.offset * 4)
+    data: bytes = nt.buffers()[2].to_pybytes()
+    return data[offsets[0] : offsets[-1]]
+
+
+def streaming_expected(
+    batches: Iterable[pa.RecordBatch], query: str, omega: int, beta: int, t0: int
+) -> pa.Table:
+    """The loop a user writes when the stream does not fit one store (21 M triples: the
+    per-window loop above was OOM-killed at 20.9 GB): read the time-sorted stream batch by batch
+    (a Parquet file's ``iter_batches``, or an in-memory table's ``to_batches``), keep only the
+    rows of windows not yet closed, and per window bulk-load a fresh store batch by batch — at
+    most one window's triples in the store and one batch's text at a time. Its answers are
+    ``naive_expected``'s (the same R2S and output), so the two loops cost the same per triple."""
+    out = _LoopOutput(parse_rspql(query), t0)
+    pending: list[tuple[pa.RecordBatch, np.ndarray]] = []  # rows with t ≥ the open window's start
+    o, seen = t0, None
+
+    def close(o: int) -> None:  # evaluate the window [o, o + ω) from the rows kept
+        store, loaded = ox.Store(), False
+        for batch, times in pending:
+            lo, hi = np.searchsorted(times, [o, o + omega])
+            if hi > lo:
+                store.bulk_load(_ntriples(batch.slice(lo, hi - lo)), ox.RdfFormat.N_TRIPLES)
+                loaded = True
+        if loaded:  # non-empty content: an empty window is not reported
+            out.report(o, o + omega, store)
+
+    def drop(o: int) -> None:  # forget the rows before the next window's start
+        kept = []
+        for batch, times in pending:
+            lo = int(np.searchsorted(times, o))
+            if lo < len(times):
+                kept.append((batch.slice(lo), times[lo:]))
+        pending[:] = kept
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        times = batch.column("t_app_ms").to_numpy()
+        pending.append((batch, times))
+        seen = int(times[-1])
+        while o + omega <= seen:  # a later row exists: the window [o, o + ω) is complete
+            close(o)
+            o += beta
+            drop(o)
+    while seen is not None and o <= seen:  # the windows the end of the stream closes
+        close(o)
+        o += beta
+        drop(o)
+    return out.table()
 
 
 def _naive(stream: pa.Table, query: str, omega: int, beta: int, t0: int) -> tuple[float, int]:
@@ -280,20 +354,24 @@ def yabench() -> list[Result]:
     return results
 
 
-# -- large inputs (issue 17): SG1 at 210 k / 2.1 M (/ 21 M) triples against the naive loop ---------
+# -- large inputs (issue 17): SG1 at 210 k / 2.1 M / 21 M triples against the loops ---------------
 LARGE_STATIONS = [
     int(s) for s in os.environ.get("RSP_BENCH_ORACLE_STATIONS", "1000,10000").split(",") if s
 ]
-LARGE_QUERIES = ["Q1 filter", "Q4-like AVG", "Q6 join"]
-# at 21 M triples the loop takes minutes per query: ``RSP_BENCH_ORACLE_HUGE_QUERIES`` (default
-# Q1 only) picks the queries timed at that size, and the sliding/content-change rows are skipped
+# the queries timed below 21 M (default all three) and at 21 M (default Q1: the loop takes
+# minutes per query there); RSP_BENCH_ORACLE_EXTRAS=0 skips the content-change and sliding rows
+LARGE_QUERIES = [
+    q
+    for q in os.environ.get("RSP_BENCH_ORACLE_QUERIES", "Q1 filter,Q4-like AVG,Q6 join").split(",")
+    if q
+]
 HUGE_STATIONS = 100_000
 HUGE_QUERIES = [
     q for q in os.environ.get("RSP_BENCH_ORACLE_HUGE_QUERIES", "Q1 filter").split(",") if q
 ]
-# the loop at 21 M loads ~7 M triples per window into one pyoxigraph store: the process was
-# OOM-killed at 20.9 GB (24 GiB machine), so it runs only when asked (RSP_BENCH_ORACLE_HUGE_LOOP=1)
-HUGE_LOOP = os.environ.get("RSP_BENCH_ORACLE_HUGE_LOOP") == "1"
+EXTRAS = os.environ.get("RSP_BENCH_ORACLE_EXTRAS", "1") != "0"
+# the loop's input batches: what a Parquet reader hands a user (``iter_batches``' default)
+LOOP_BATCH_ROWS = 65_536
 
 
 def _vm_hwm_mib(pid: int) -> float:
@@ -322,16 +400,30 @@ def _executor_pids(app_id: str) -> list[int]:
     return pids
 
 
-def _peak_rss_mib(spark: Any) -> tuple[float, float, float]:
-    """Peak resident memory (MiB) of this Python driver, the driver's JVM (which runs the
-    tasks in local mode) and the executor JVMs of a cluster (0 in local mode)."""
-    import resource
+class _Peaks:
+    """Peak resident memory (MiB) of this Python driver, the driver's JVM (which runs the tasks
+    in local mode) and a cluster's executor JVMs, per phase: ``reset`` starts a phase by
+    clearing the kernel's high-water marks (``/proc/PID/clear_refs`` 5), so the oracle's peak
+    and the loop's are told apart although both run in this process."""
 
-    py = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    sc = spark.sparkContext
-    jvm = _vm_hwm_mib(int(sc._jvm.ProcessHandle.current().pid()))
-    executors = sum(_vm_hwm_mib(pid) for pid in _executor_pids(sc.applicationId))
-    return py, jvm, executors
+    def __init__(self, spark: Any) -> None:
+        sc = spark.sparkContext
+        self.jvm = int(sc._jvm.ProcessHandle.current().pid())
+        self.app_id = str(sc.applicationId)
+
+    def _pids(self) -> tuple[list[int], list[int]]:
+        return [os.getpid(), self.jvm], _executor_pids(self.app_id)
+
+    def reset(self) -> None:
+        driver, executors = self._pids()
+        for pid in driver + executors:
+            # not Linux, or gone: the peak since start is printed
+            with contextlib.suppress(OSError):
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+    def read(self) -> tuple[float, float, float]:
+        (py, jvm), executors = self._pids()
+        return _vm_hwm_mib(py), _vm_hwm_mib(jvm), sum(_vm_hwm_mib(p) for p in executors)
 
 
 def _same_answers(oracle: pa.Table, naive: pa.Table) -> bool:
@@ -363,90 +455,170 @@ def _timed_oracle(table: pa.Table, text: str, profile: Any, spark: Any) -> tuple
     return time.perf_counter() - started, out
 
 
-def _large_size(stations: int, spark: Any, spark_s: float) -> tuple[list[Result], float]:
-    """Q1/Q4/Q6 window close vs the loop, content change, sliding ω/β = 10 at one size."""
-    table, _ = generate_yabench(
-        YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000), dictionary=True
-    )
-    label = f"SG1 {stations:,} stations ({table.num_rows:,} triples)"
+class _Size:
+    """One stream size's figures: what each query and loop took, and each phase's peak RSS."""
+
+    def __init__(self, stations: int, spark: Any, peaks: _Peaks) -> None:
+        self.stations, self.spark, self.peaks = stations, spark, peaks
+        self.table, _ = generate_yabench(
+            YabenchParams(stations=stations, interval_ms=1000, duration_ms=30_000),
+            dictionary=True,
+        )
+        self.triples = self.table.num_rows
+        self.label = f"SG1 {stations:,} stations ({self.triples:,} triples)"
+        self.huge = stations >= HUGE_STATIONS
+        self.oracle_peak = (0.0, 0.0, 0.0)
+        self.loop_peak = 0.0
+        self.q1 = (0.0, 0.0)  # the oracle's and the streaming loop's Q1 seconds (growth)
+
+    def oracle(self, text: str, profile: Any) -> tuple[float, pa.Table]:
+        self.peaks.reset()
+        took, out = _timed_oracle(self.table, text, profile, self.spark)
+        read = self.peaks.read()
+        self.oracle_peak = (
+            max(self.oracle_peak[0], read[0]),
+            max(self.oracle_peak[1], read[1]),
+            max(self.oracle_peak[2], read[2]),
+        )
+        return took, out
+
+    def loop(self, text: str, streaming: bool) -> tuple[float, pa.Table]:
+        self.peaks.reset()
+        started = time.perf_counter()
+        if streaming:
+            batches = self.table.to_batches(max_chunksize=LOOP_BATCH_ROWS)
+            out = streaming_expected(batches, text, 10_000, 5000, YABENCH_T0[0])
+        else:
+            out = naive_expected(self.table, text, 10_000, 5000, YABENCH_T0[0])
+        took = time.perf_counter() - started
+        self.loop_peak = max(self.loop_peak, self.peaks.read()[0])
+        return took, out
+
+
+def _query_rows(size: _Size, name: str, spark_s: float) -> list[Result]:
+    """One query at one size: the oracle warm, then each loop on the same stream, in one run."""
+    text = YABENCH_QUERIES[name]
+    took, oracle = size.oracle(text, WINDOW_CLOSE)
     load = f"load {os.getloadavg()[0]:.1f}"
-    out: list[Result] = []
-    q1_s = 0.0
-    huge = stations >= HUGE_STATIONS
     # the issue's targets: ≥ 5× warm and ≥ 2× with Spark start at 2.1 M, ≥ 10× warm at 21 M;
     # smaller sizes print their ratios with no target (growth is judged from them)
-    factor = 10 if huge else 5 if stations >= 10_000 else None
+    factor = 10 if size.huge else 5 if size.stations >= 10_000 else None
     cold = 2 if factor == 5 else None
-    for name in HUGE_QUERIES if huge else LARGE_QUERIES:
-        text = YABENCH_QUERIES[name]
-        took, oracle = _timed_oracle(table, text, WINDOW_CLOSE, spark)
-        q1_s = took if name == "Q1 filter" else q1_s
-        if huge and not HUGE_LOOP:
-            out.append(
-                Result(
-                    f"{label} {name}: oracle warm (loop not run: RSP_BENCH_ORACLE_HUGE_LOOP=1)",
-                    took,
-                    "s",
-                    note=f"{oracle.num_rows:,} rows; {load}",
-                )
-            )
-            continue
-        started = time.perf_counter()
-        naive = naive_expected(table, text, 10_000, 5000, YABENCH_T0[0])
-        naive_s = time.perf_counter() - started
-        same = "same answers" if _same_answers(oracle, naive) else "ANSWERS DIFFER"
-        out += [
+    # the per-window loop holds a window's text as Python strings (OOM-killed at 21 M); the
+    # streaming loop is what a user writes there, and is timed at every size for Q1 (growth)
+    loops = [False] if not size.huge else []
+    loops += [True] if size.huge or name == "Q1 filter" else []
+    out: list[Result] = []
+    for streaming in loops:
+        loop_s, loop_out = size.loop(text, streaming)
+        kind = "streaming loop" if streaming else "per-window loop"
+        same = "same answers" if _same_answers(oracle, loop_out) else "ANSWERS DIFFER"
+        if streaming and name == "Q1 filter":
+            size.q1 = (took, loop_s)
+        out.append(
             Result(
-                f"{label} {name}: oracle warm vs loop",
+                f"{size.label} {name}: oracle warm vs {kind}",
                 took,
                 "s",
                 f"≥ {factor}× the loop" if factor else "",
-                naive_s / took / (factor or 1),
-                f"loop {naive_s:.1f} s = {naive_s / took:.2f}× the oracle; {same}; {load}",
-            ),
-            Result(
-                f"{label} {name}: oracle with Spark start vs loop",
-                took + spark_s,
-                "s",
-                f"≥ {cold}× the loop" if cold else "",
-                naive_s / (took + spark_s) / (cold or 1),
-                f"{naive_s / (took + spark_s):.2f}× (start {spark_s:.1f} s)",
-            ),
-        ]
-    if huge:
-        return out, q1_s
-    took, cc = _timed_oracle(table, YABENCH_QUERIES["Q1 filter"], "cqels", spark)
-    out.append(
+                loop_s / took / (factor or 1),
+                f"loop {loop_s:.1f} s = {loop_s / took:.2f}× the oracle; {same}; "
+                f"{oracle.num_rows:,} rows; {load}",
+            )
+        )
+        if cold:
+            out.append(
+                Result(
+                    f"{size.label} {name}: oracle with Spark start vs {kind}",
+                    took + spark_s,
+                    "s",
+                    f"≥ {cold}× the loop",
+                    loop_s / (took + spark_s) / cold,
+                    f"{loop_s / (took + spark_s):.2f}× (start {spark_s:.1f} s)",
+                )
+            )
+    return out
+
+
+def _extras(size: _Size) -> list[Result]:
+    """Content change (Istream, tuple tick) and sliding ω/β = 10 against tumbling, Q1."""
+    target = size.stations == 10_000
+    took, cc = size.oracle(YABENCH_QUERIES["Q1 filter"], "cqels")
+    out = [
         Result(
-            f"{label} content change Istream tuple tick Q1",
+            f"{size.label} content change Istream tuple tick Q1",
             took,
             "s",
-            "≤ 20 s warm at 2.1 M" if cold else "",
+            "≤ 20 s warm at 2.1 M" if target else "",
             20 / took,
-            f"{cc.num_rows:,} rows; {load}",
+            f"{cc.num_rows:,} rows; load {os.getloadavg()[0]:.1f}",
         )
-    )
+    ]
     window = "[RANGE PT10S STEP PT5S]"
     tumbling = YABENCH_QUERIES["Q1 filter"].replace(window, "[RANGE PT10S STEP PT10S]")
     sliding = YABENCH_QUERIES["Q1 filter"].replace(window, "[RANGE PT10S STEP PT1S]")
-    tumbling_s, _ = _timed_oracle(table, tumbling, WINDOW_CLOSE, spark)
-    sliding_s, _ = _timed_oracle(table, sliding, WINDOW_CLOSE, spark)
+    tumbling_s, _ = size.oracle(tumbling, WINDOW_CLOSE)
+    sliding_s, _ = size.oracle(sliding, WINDOW_CLOSE)
     out.append(
         Result(
-            f"{label} sliding ω/β = 10 vs tumbling, Q1",
+            f"{size.label} sliding ω/β = 10 vs tumbling, Q1",
             sliding_s / tumbling_s,
             "×",
-            "≤ 3× at 2.1 M" if cold else "",
+            "≤ 3× at 2.1 M" if target else "",
             3 / (sliding_s / tumbling_s),
-            f"sliding {sliding_s:.1f} s, tumbling {tumbling_s:.1f} s; {load}",
+            f"sliding {sliding_s:.1f} s, tumbling {tumbling_s:.1f} s; "
+            f"load {os.getloadavg()[0]:.1f}",
         )
     )
-    return out, q1_s
+    return out
+
+
+def _peak_rows(size: _Size) -> list[Result]:
+    py, jvm, executors = size.oracle_peak
+    total = py + jvm + executors
+    huge = "≤ 12 GiB at 21 M" if size.huge else ""
+    return [
+        Result(
+            f"peak RSS of the oracle at {size.stations:,} stations",
+            total,
+            "MiB",
+            huge,
+            12 * 1024 / total,
+            f"driver Python {py:,.0f} MiB + driver JVM {jvm:,.0f} MiB + executor JVMs "
+            f"{executors:,.0f} MiB (high-water marks cleared before each oracle call)",
+        ),
+        Result(
+            f"peak RSS of the loops at {size.stations:,} stations",
+            size.loop_peak,
+            "MiB",
+            note="driver Python (the stream table included), cleared before each loop",
+        ),
+    ]
+
+
+def _growth(sizes: list[_Size]) -> list[Result]:
+    """Q1 time against triples, oracle and streaming loop: no faster than linear."""
+    out = []
+    for a, b in itertools.pairwise(sizes):
+        n = b.triples / a.triples
+        for i, who in enumerate(("oracle", "streaming loop")):
+            t0, t1 = a.q1[i], b.q1[i]
+            out.append(
+                Result(
+                    f"growth Q1 {who} {a.triples:,} → {b.triples:,} triples: time ×",
+                    t1 / t0,
+                    "×",
+                    f"≤ {n:.0f}× (linear)" if who == "oracle" else "",
+                    n / (t1 / t0),
+                    f"{t0:.1f} s → {t1:.1f} s",
+                )
+            )
+    return out
 
 
 @bench("oracle.large")
 def large() -> list[Result]:
-    """Issue 17's large-input targets: warm/cold ratios to the loop, growth, peak RSS.
+    """Issue 17's large-input targets: warm/cold ratios to the loops, growth, peak RSS.
 
     ``RSP_BENCH_ORACLE_STATIONS`` picks the sizes (default 1000,10000; add 100000 for 21 M
     triples), ``RSP_BENCH_SPARK_MASTER`` a cluster (e.g. a two-worker standalone master on
@@ -460,35 +632,96 @@ def large() -> list[Result]:
         YabenchParams(stations=10, interval_ms=1000, duration_ms=30_000), dictionary=True
     )
     _timed_oracle(small, YABENCH_QUERIES["Q1 filter"], WINDOW_CLOSE, spark)  # warm-up
-    growth: list[tuple[int, float]] = []
+    peaks = _Peaks(spark)
+    sizes: list[_Size] = []
     for stations in LARGE_STATIONS:
-        out, q1_s = _large_size(stations, spark, spark_s)
-        results += out
-        for r in out:  # as they come: a run killed at 21 M keeps the smaller sizes' figures
-            print(f"    {r.name}: {r.value:,.2f} {r.unit} {r.target} — {r.note}", flush=True)
-        growth.append((stations, q1_s))
-        py, jvm, executors = _peak_rss_mib(spark)
-        total = py + jvm + executors
-        results.append(
-            Result(
-                f"peak RSS after {stations:,} stations",
-                total,
-                "MiB",
-                "≤ 12 GiB at 21 M" if stations >= HUGE_STATIONS else "",
-                12 * 1024 / total,
-                f"driver Python {py:,.0f} MiB + driver JVM {jvm:,.0f} MiB + executor JVMs "
-                f"{executors:,.0f} MiB (the naive loop runs in the driver Python process too)",
-            )
+        size = _Size(stations, spark, peaks)
+        for name in HUGE_QUERIES if size.huge else LARGE_QUERIES:
+            results += _print(_query_rows(size, name, spark_s))
+        if EXTRAS and not size.huge:
+            results += _print(_extras(size))
+        results += _print(_peak_rows(size))
+        size.table = size.table.slice(0, 0)  # the next size's stream replaces it
+        sizes.append(size)
+    return results + _print(_growth(sizes))
+
+
+def _print(rows: list[Result]) -> list[Result]:
+    """Figures as they come: a run killed at 21 M keeps the smaller sizes' figures."""
+    for r in rows:
+        met = (
+            "" if r.ratio is None or not r.target else f" [{'met' if r.ratio >= 1 else 'NOT met'}]"
         )
-    for (n0, t0), (n1, t1) in itertools.pairwise(growth):
-        results.append(
-            Result(
-                f"growth Q1 {n0:,} → {n1:,} stations: time ×",
-                t1 / t0,
-                "×",
-                f"≤ {n1 / n0:g}× (linear)",
-                (n1 / n0) / (t1 / t0),
-                f"{t0:.1f} s → {t1:.1f} s",
+        print(f"    {r.name}: {r.value:,.2f} {r.unit} {r.target}{met} — {r.note}", flush=True)
+    return rows
+
+
+CLUSTER_STATIONS = int(os.environ.get("RSP_BENCH_ORACLE_CLUSTER_STATIONS", "10000"))
+
+
+@bench("oracle.cluster")
+def cluster() -> list[Result]:
+    """The large benchmark's queries in local mode (``local[2]``) and then on a two-worker
+    standalone cluster on 127.0.0.1 (one core and 2 GiB of executor memory per worker: the
+    machine's two cores either way), in one run and one driver process: time, ratio to local
+    mode, the same answers, and the executors' peak RSS. Run it alone (``python -m benchmarks
+    oracle.cluster``): the local session is stopped before the cluster's starts."""
+    from contextlib import nullcontext
+
+    from pyspark.sql import SparkSession
+
+    from benchmarks.standalone import standalone_cluster
+
+    os.environ.setdefault("SPARK_EXECUTOR_MEMORY", "2g")  # read when the driver JVM starts
+    table, _ = generate_yabench(
+        YabenchParams(stations=CLUSTER_STATIONS, interval_ms=1000, duration_ms=30_000),
+        dictionary=True,
+    )
+    small, _ = generate_yabench(
+        YabenchParams(stations=10, interval_ms=1000, duration_ms=30_000), dictionary=True
+    )
+    label = f"SG1 {CLUSTER_STATIONS:,} stations ({table.num_rows:,} triples)"
+    local: dict[str, tuple[float, pa.Table]] = {}
+    results: list[Result] = []
+    for mode in ("local", "cluster"):
+        context = standalone_cluster(workers=2, cores=1) if mode == "cluster" else nullcontext()
+        with context as url:
+            active = SparkSession.getActiveSession()
+            if active is not None:
+                active.stop()
+            spark, start_s = _spark(url or "local[2]")
+            results += _print([Result(f"Spark start ({mode}, {url or 'local[2]'})", start_s, "s")])
+            _timed_oracle(small, YABENCH_QUERIES["Q1 filter"], WINDOW_CLOSE, spark)  # warm-up
+            peaks = _Peaks(spark)
+            peaks.reset()
+            for name in LARGE_QUERIES:
+                took, out = _timed_oracle(table, YABENCH_QUERIES[name], WINDOW_CLOSE, spark)
+                load = f"load {os.getloadavg()[0]:.1f}"
+                if mode == "local":
+                    local[name] = (took, out)
+                    row = Result(f"{label} {name}: local warm", took, "s", note=load)
+                else:
+                    base, base_out = local[name]
+                    same = "same answers" if _same_answers(base_out, out) else "ANSWERS DIFFER"
+                    row = Result(
+                        f"{label} {name}: two-worker cluster warm",
+                        took,
+                        "s",
+                        note=f"local {base:.1f} s: cluster/local = {took / base:.2f}×; "
+                        f"{same}; {load}",
+                    )
+                results += _print([row])
+            py, jvm, executors = peaks.read()
+            results += _print(
+                [
+                    Result(
+                        f"peak RSS ({mode})",
+                        py + jvm + executors,
+                        "MiB",
+                        note=f"driver Python {py:,.0f} + driver JVM {jvm:,.0f} + executor "
+                        f"JVMs {executors:,.0f} MiB",
+                    )
+                ]
             )
-        )
+            spark.stop()  # before the cluster goes down
     return results
