@@ -15,7 +15,10 @@ import pytest
 
 from rsp_sdk.images.client import docker_unavailable
 from tests.conftest import REPO, run_rsp
+from tests.oracle_support import rsp_in_process, spark
 from tests.real_engines import engine_missing
+
+__all__ = ["spark"]
 
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
 
@@ -47,23 +50,13 @@ def run_and_check(
     assert summary["state"] == "ok", summary
     profile_file = tmp / f"{engine}.profile.json"
     profile_file.write_text(profile.model_dump_json())
-    check = run_rsp(
-        rsp_exe,
-        "oracle",
-        "check",
-        "--stream",
-        stream,
-        "--query",
-        QUERIES / f"{query}.rspql",
-        "--profile",
-        profile_file,
-        "--answers",
-        run_dir,
-        "--json",
-        check=False,
+    # the check in-process, on the test session's SparkSession (a subprocess starts its own)
+    code, stdout = rsp_in_process(
+        *("oracle", "check", "--stream", stream, "--query", QUERIES / f"{query}.rspql"),
+        *("--profile", profile_file, "--answers", run_dir, "--json"),
     )
-    assert check.returncode in (0, 1), check.stderr
-    result: dict[str, Any] = json.loads(check.stdout)
+    assert code in (0, 1), stdout
+    result: dict[str, Any] = json.loads(stdout)
     result["events"] = summary["result_events"]
     result["rows"] = summary["result_rows"]
     return result
@@ -107,30 +100,24 @@ ON_SUBPROCESS = ("rspjs", "rsprs", "etalis")
 
 @pytest.fixture(scope="session")
 def subprocess_verdicts(
-    shared_data: Path, rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory
+    shared_data: Path, spark: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, dict[str, Any]]:
     """Verdicts by engine, then query: ONE `rsp csrbench` over every provisioned engine of
-    ON_SUBPROCESS (one CLI start and one Spark session, where three runs had one each)."""
+    ON_SUBPROCESS (one Spark session, where three runs had one each). It runs in-process on the
+    test session's SparkSession (test_csrbench_cli.py runs the command as a subprocess)."""
     engines = [e for e in ON_SUBPROCESS if engine_missing(e) is None]
     if not engines:
         return {}
     tmp = tmp_path_factory.mktemp("csrbench-engines")
-    proc = run_rsp(
-        rsp_exe,
+    code, stdout = rsp_in_process(
         "csrbench",
         *[arg for e in engines for arg in ("-e", e)],
-        "-r",
-        "subprocess",
-        "--data",
-        shared_data / "dellaglio+csrbench-oracle" / "data",
-        "-o",
-        tmp / "csrbench",
-        "--json",
-        check=False,
+        *("-r", "subprocess", "--data", shared_data / "dellaglio+csrbench-oracle" / "data"),
+        *("-o", tmp / "csrbench", "--json"),
     )
-    assert proc.returncode in (0, 1), proc.stderr
+    assert code in (0, 1), stdout
     verdicts: dict[str, dict[str, Any]] = {e: {} for e in engines}
-    for v in json.loads(proc.stdout):
+    for v in json.loads(stdout):
         assert v["runtime"] == "subprocess", v
         assert v["query"] not in verdicts[v["engine"]], f"two verdicts for {v}"
         verdicts[v["engine"]][v["query"]] = v
@@ -227,7 +214,7 @@ def test_jtalis_gives_etalis_verdicts_on_every_jvm_transport(
 
 
 def test_etalis_csrbench_q1_is_correct(
-    csrbench_stream: Path, rsp_exe: list[str], tmp_path: Path
+    csrbench_stream: Path, rsp_exe: list[str], spark: Any, tmp_path: Path
 ) -> None:
     reason = engine_missing("etalis")
     if reason:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -22,7 +21,10 @@ from markupsafe import escape
 from rsp_sdk.engine.provision import ProvisionCache
 from rsp_sdk.matrix.plan import artifact_hashes
 from tests.conftest import run_rsp
+from tests.oracle_support import spark
 from tests.real_engines import engine_missing
+
+__all__ = ["spark"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 SPEC = Path(__file__).parent / "fixtures" / "report_matrix.toml"
@@ -31,27 +33,24 @@ pytestmark = pytest.mark.timeout(MATRIX_TIMEOUT_S + 300)
 
 
 @pytest.fixture(scope="session")
-def report_results(
-    rsp_exe: list[str], shared_data: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """RESULTS of a real `rsp matrix run` (tests/fixtures/report_matrix.toml): rsp-js, and
-    rsp-rs where provisioned, on CSRBench Q4, judged by the oracle.
+def report_results(spark: Any, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """RESULTS of a real matrix run (tests/fixtures/report_matrix.toml): rsp-js, and rsp-rs
+    where provisioned, on CSRBench Q4, judged by the oracle. It runs in-process (``run_matrix``,
+    what `rsp matrix run` calls) on the test session's SparkSession: the report is this file's
+    subject, and a subprocess would start a Spark JVM of its own for the same cells.
 
     ``$RSP_REPORT_RESULTS`` names a folder that `rsp matrix run` already wrote from this spec
     (the matrix takes minutes on a loaded machine); it is resumed, so it is complete after."""
+    from rsp_sdk.matrix.run import run_matrix
+    from rsp_sdk.matrix.spec import load_spec
+
     reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     given = os.environ.get("RSP_REPORT_RESULTS")
     results = Path(given) if given else tmp_path_factory.mktemp("report-results") / "RESULTS"
-    proc = subprocess.run(
-        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(results)],
-        capture_output=True,
-        text=True,
-        timeout=MATRIX_TIMEOUT_S,
-    )
-    # exit 1 = some cell judged incorrect or failed: data for the report, not a test failure
-    assert proc.returncode in (0, 1), proc.stderr
+    # some cell judged incorrect or failed: data for the report, not a test failure
+    run_matrix(load_spec(SPEC), SPEC, results)
     assert json.loads((results / "matrix.json").read_text())["spec"]["name"] == "report-test"
     return results
 
