@@ -63,7 +63,6 @@ def run_and_check(
 
 
 def csrbench(
-    rsp_exe: list[str],
     engine: str,
     shared_data: Path,
     tmp: Path,
@@ -71,25 +70,21 @@ def csrbench(
     queries: list[str] | None = None,
 ) -> dict[Any, Any]:
     """Verdicts by query, or by (query, runtime) when ``runtimes`` are given; ``queries``:
-    those only (default Q1–Q7)."""
-    proc = run_rsp(
-        rsp_exe,
+    those only (default Q1–Q7). `rsp csrbench` in-process: the caller holds the ``spark``
+    fixture (the engines run in processes of their own)."""
+    code, stdout = rsp_in_process(
         "csrbench",
         "-e",
         engine,
         *[arg for r in runtimes or [] for arg in ("-r", r)],
         *[arg for q in queries or [] for arg in ("-q", q)],
-        "--data",
-        shared_data / "dellaglio+csrbench-oracle" / "data",
-        "-o",
-        tmp / f"csrbench-{engine}",
-        "--json",
-        check=False,
+        *("--data", shared_data / "dellaglio+csrbench-oracle" / "data"),
+        *("-o", tmp / f"csrbench-{engine}", "--json"),
     )
-    assert proc.returncode in (0, 1), proc.stderr
+    assert code in (0, 1), stdout
     if runtimes:
-        return {(v["query"], v["runtime"]): v for v in json.loads(proc.stdout)}
-    return {v["query"]: v for v in json.loads(proc.stdout)}
+        return {(v["query"], v["runtime"]): v for v in json.loads(stdout)}
+    return {v["query"]: v for v in json.loads(stdout)}
 
 
 # the engines whose Q1–Q7 verdicts are checked on the subprocess runtime (the docker one runs
@@ -190,7 +185,7 @@ def test_etalis_answers_csrbench_as_documented(
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # 2 runs of ~22 s (JTALIS takes ~1 000 triples/s) + one oracle
 def test_jtalis_gives_etalis_verdicts_on_every_jvm_transport(
-    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+    shared_data: Path, spark: Any, tmp_path: Path
 ) -> None:
     """JTALIS runs ETALIS' rules through its Java API, so what can differ between runtimes is
     the transport: terms in (the packed batches), results out (InterProlog's terms written back
@@ -208,7 +203,7 @@ def test_jtalis_gives_etalis_verdicts_on_every_jvm_transport(
     if reason:
         pytest.skip(reason)
     runtimes = ["jpype", "py4j" if docker_unavailable() else "docker"]
-    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path, runtimes=runtimes, queries=["q3"])
+    verdicts = csrbench("jtalis", shared_data, tmp_path, runtimes=runtimes, queries=["q3"])
     got = {r: (v["state"], v["t0"], v["relations"]) for (_, r), v in verdicts.items()}
     assert got == {r: ETALIS_VERDICTS["q3"] for r in runtimes}
 
