@@ -238,28 +238,48 @@ def test_column_headers_do_not_repeat_template_parameters_the_query_name_spells(
     assert column_label("q1", '{"RANGE": "PT1S"}', None) == "q1 RANGE=PT1S"
 
 
+def _rsp_main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
+    """`rsp ARGS` through the console script's ``main`` in this process (its error handling:
+    exit 2 and one message), without a Python start and imports per call: (exit code, stderr)."""
+    from rsp_sdk.cli import main
+
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.argv", ["rsp", *map(str, args)])
+        mp.setenv("COLUMNS", "200")
+        try:
+            main()
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    return code, capsys.readouterr().err
+
+
 def test_bad_inputs_exit_2_and_write_nothing(
-    rsp_exe: list[str], report_results: Path, report: tuple[Path, str], tmp_path: Path
+    report_results: Path,
+    report: tuple[Path, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    proc = run_rsp(rsp_exe, "report", empty, "-o", tmp_path / "r1", check=False)
-    assert proc.returncode == 2 and "empty folder" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", empty, "-o", tmp_path / "r1")
+    assert code == 2 and "empty folder" in stderr
     assert not (tmp_path / "r1").exists()
 
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("hello")
-    proc = run_rsp(rsp_exe, "report", other, "-o", tmp_path / "r2", check=False)
-    assert proc.returncode == 2 and "not a matrix results folder" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", other, "-o", tmp_path / "r2")
+    assert code == 2 and "not a matrix results folder" in stderr
 
     # a corrupt cell.json: named with its line, and no report (nor temp folder) left behind
     broken = tmp_path / "broken"
     shutil.copytree(report_results, broken)
     cell = sorted(broken.glob("cells/*/cell.json"))[-1]
     cell.write_text(cell.read_text()[:-40])
-    proc = run_rsp(rsp_exe, "report", broken, "-o", tmp_path / "r3", check=False)
-    assert proc.returncode == 2 and f"{cell}:" in proc.stderr.replace("\n", "")
+    code, stderr = _rsp_main(capsys, "report", broken, "-o", tmp_path / "r3")
+    assert code == 2 and f"{cell}:" in stderr.replace("\n", "")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other"]
 
     # a table that breaks half-way through rendering: still nothing written, no temp folder
@@ -267,20 +287,20 @@ def test_bad_inputs_exit_2_and_write_nothing(
     shutil.copytree(report_results, torn)
     for part in torn.glob("cells/*/perf.parquet/*.parquet"):  # whichever the report reads
         part.write_bytes(part.read_bytes()[:100])
-    proc = run_rsp(rsp_exe, "report", torn, "-o", tmp_path / "r4", check=False)
-    assert proc.returncode == 2 and "unreadable Parquet table" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", torn, "-o", tmp_path / "r4")
+    assert code == 2 and "unreadable Parquet table" in stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other", "torn"]
 
     # an existing folder that is not a report is never replaced; a report is
     keep = tmp_path / "keep"
     keep.mkdir()
     (keep / "thesis.tex").write_text("precious")
-    proc = run_rsp(rsp_exe, "report", report_results, "-o", keep, check=False)
-    assert proc.returncode == 2 and "refusing to overwrite" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", report_results, "-o", keep)
+    assert code == 2 and "refusing to overwrite" in stderr
     assert [p.name for p in keep.iterdir()] == ["thesis.tex"]
-    run_rsp(rsp_exe, "report", report_results, "-o", tmp_path / "again")
+    assert _rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
     (tmp_path / "again" / "stale.txt").write_text("old")
-    run_rsp(rsp_exe, "report", report_results, "-o", tmp_path / "again")
+    assert _rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
     assert not (tmp_path / "again" / "stale.txt").exists()
     # and the same results give the same figure files, byte for byte
     figures = json.loads((report[0] / "report.json").read_text())["figures"]
