@@ -99,7 +99,7 @@ def subprocess_verdicts(
 ) -> dict[str, dict[str, Any]]:
     """Verdicts by engine, then query: ONE `rsp csrbench` over every provisioned engine of
     ON_SUBPROCESS (one Spark session, where three runs had one each). It runs in-process on the
-    test session's SparkSession (test_csrbench_cli.py runs the command as a subprocess)."""
+    test session's SparkSession."""
     engines = [e for e in ON_SUBPROCESS if engine_missing(e) is None]
     if not engines:
         return {}
