@@ -115,3 +115,19 @@ def no_container_left_behind():  # type: ignore[no-untyped-def]
         assert not left, f"engine containers left behind: {[c.name for c in left]}"
     finally:
         client.close()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The 15 costliest test files (setup + call + teardown): CI's budget is spent per file, and
+    --durations alone hides a file of many 5 s tests behind its single slowest one."""
+    totals: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                path = report.nodeid.split("::", 1)[0]
+                totals[path] = totals.get(path, 0.0) + report.duration
+    if not totals:
+        return
+    terminalreporter.write_sep("=", "costliest test files (setup + call + teardown)")
+    for path, seconds in sorted(totals.items(), key=lambda kv: -kv[1])[:15]:
+        terminalreporter.write_line(f"{seconds:8.1f} s  {path}")

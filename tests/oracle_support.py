@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -15,6 +16,22 @@ from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 
 EX = "http://example.org/"
 PREFIX = f"PREFIX ex: <{EX}>\n"
+
+
+def rsp_in_process(*args: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """`rsp ARGS` run by the typer app in this process: the exit code and standard output.
+    A command that judges uses the process's SparkSession (the ``spark`` fixture, which the
+    caller should request) instead of starting a Spark JVM of its own, 20-60 s on 2 cores; for
+    where the point is the process (exit 2 from ``main``, Spark's log lines), use ``run_rsp``.
+    ``env``: variables set for the call (and the engine processes it starts)."""
+    from typer.testing import CliRunner
+
+    from rsp_sdk.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout
 
 
 @pytest.fixture(scope="session")

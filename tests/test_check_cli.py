@@ -1,4 +1,10 @@
-"""The comparison commands end to end: ``rsp compare mismatch`` and ``rsp oracle check``."""
+"""The comparison commands end to end: ``rsp compare mismatch`` and ``rsp oracle check``.
+
+Each `rsp` subprocess that judges starts a Spark JVM of its own (20-60 s on a loaded 2-core
+machine). One check runs as a subprocess, where the point is the process (``--verbose`` shows
+Spark's log lines; without it test_oracle_cli.py finds none); the others call the same typer
+app in-process on the test session's SparkSession: same options, exit code and JSON.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,9 @@ from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 from rsp_sdk.streams.io import write_stream
 from tests.compare_tables import s
 from tests.conftest import run_rsp
-from tests.oracle_support import spark_lines
+from tests.oracle_support import rsp_in_process, spark
+
+__all__ = ["spark"]
 
 ANSWERS = "dellaglio+csrbench-oracle/src/main/resources/answers"
 
@@ -200,39 +208,34 @@ def test_check_rooms_correct(
 
 
 def test_check_empty_output_is_no_output_exit_1(
-    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+    spark: Any, rooms_case: tuple[Path, Path], tmp_path: Path
 ) -> None:
     # a crashed or silent engine: a run that answered nothing where the oracle expects relations
     stream, query = rooms_case
     silent = write_answer(tmp_path / "silent.json", [])
-    proc = run_rsp(
-        rsp_exe,
+    code, stdout = rsp_in_process(
         *("oracle", "check", "--stream", stream, "--query", query, "--profile", "csparql"),
         *("--answers", silent, "--json"),
-        check=False,
     )
-    assert proc.returncode == 1, proc.stderr
-    assert not spark_lines(proc.stderr), proc.stderr  # Spark's log lines only with --verbose
-    data = json.loads(proc.stdout)
+    assert code == 1, stdout
+    data = json.loads(stdout)
     assert data["state"] == "no output" and data["correct"] is False and data["t0"] is None
     assert data["verdict"]["actual_relations"] == 0
 
 
 def test_check_rooms_incorrect_with_yabench_metrics(
-    rsp_exe: list[str], rooms_case: tuple[Path, Path], tmp_path: Path
+    spark: Any, rooms_case: tuple[Path, Path], tmp_path: Path
 ) -> None:
     stream, query = rooms_case
     bad = write_answer(tmp_path / "bad.json", [m("m1"), m("m3")])
     out = tmp_path / "windows.parquet"
-    proc = run_rsp(
-        rsp_exe,
+    code, stdout = rsp_in_process(
         *("oracle", "check", "--stream", stream, "--query", query, "--profile", "csparql"),
         *("--answers", bad, "--t0", "0", "--metrics", "yabench", "--gracious", "-o", out),
         "--json",
-        check=False,
     )
-    assert proc.returncode == 1, proc.stderr
-    data = json.loads(proc.stdout)
+    assert code == 1, stdout
+    data = json.loads(stdout)
     assert data["correct"] is False and data["t0"] is None
     div = data["divergence"]
     assert (div["t0_ms"], div["actual_index"], div["expected_seq"]) == (0, 0, 0)
@@ -250,11 +253,10 @@ def test_check_rooms_incorrect_with_yabench_metrics(
 
 
 def test_check_csrbench_q1_csparql_recorded_answer(
-    rsp_exe: list[str], shared_data: Path, tmp_path: Path
+    spark: Any, shared_data: Path, tmp_path: Path
 ) -> None:
     stream = tmp_path / "csrbench.parquet"
-    run_rsp(
-        rsp_exe,
+    code, stdout = rsp_in_process(
         "stream",
         "import",
         shared_data / "dellaglio+csrbench-oracle/data",
@@ -265,26 +267,17 @@ def test_check_csrbench_q1_csparql_recorded_answer(
         "-o",
         stream,
     )
+    assert code == 0, stdout
     props = shared_data / "dellaglio+csrbench-oracle/src/main/resources/srbench-queries.properties"
     answer = shared_data / ANSWERS / "csparql-answer-1.json"
-    proc = run_rsp(
-        rsp_exe,
-        "oracle",
-        "check",
-        "--stream",
-        stream,
-        "--query",
-        f"{props}#srb.query1",
-        "--profile",
-        "csparql",
-        "--answers",
-        answer,
-        check=False,
+    code, stdout = rsp_in_process(
+        *("oracle", "check", "--stream", stream, "--query", f"{props}#srb.query1"),
+        *("--profile", "csparql", "--answers", answer),
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert code == 0, stdout
     # people get a table: the recorded C-SPARQL answer to Q1 is correct for some t0
-    assert "CORRECT" in proc.stdout and "INCORRECT" not in proc.stdout
-    assert "matching t0" in proc.stdout
+    assert "CORRECT" in stdout and "INCORRECT" not in stdout
+    assert "matching t0" in stdout
 
 
 def test_check_refuses_an_evaluator_that_cannot_run_the_query_before_spark(

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -18,7 +19,10 @@ from rsp_sdk.run.recorder import read_table
 from rsp_sdk.run.runner import load_query
 from rsp_sdk.streams.io import stream_table, write_stream
 from tests.conftest import run_rsp
+from tests.oracle_support import rsp_in_process, spark
 from tests.real_engines import engine_missing, require
+
+__all__ = ["spark"]
 
 ROOT = Path(__file__).resolve().parents[1]
 Q1 = ROOT / "matrix" / "queries" / "csrbench" / "q1.rspql"
@@ -219,7 +223,7 @@ WHERE {
 
 
 def test_static_data_and_parameters_reach_the_engine_and_the_oracle_agrees(
-    tmp_path: Path, rsp_exe: list[str]
+    tmp_path: Path, rsp_exe: list[str], spark: Any
 ) -> None:
     """rsp-js joins each window with the static sensor data of ``rsp generate water``; every
     result row needs a static triple, so rows prove the data reached the engine. The oracle,
@@ -247,10 +251,11 @@ def test_static_data_and_parameters_reach_the_engine_and_the_oracle_agrees(
     config = json.loads((run_dir / "config.json").read_text())
     assert config["static"]["graphs"] == ["http://myexample.org/sensors"]
     assert config["engine"]["profile"]["name"] == "rspjs"
-    proc = run_rsp(rsp_exe, "oracle", "check", "-s", stream, *common, "--answers", run_dir,
-                   "--t0", "0", "--json", check=False)  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert json.loads(proc.stdout)["verdict"]["matched_relations"] == 3
+    # the check in-process, on the test session's SparkSession (a subprocess starts its own)
+    code, stdout = rsp_in_process("oracle", "check", "-s", stream, *common, "--answers", run_dir,
+                                  "--t0", "0", "--json")  # fmt: skip
+    assert code == 0, stdout
+    assert json.loads(stdout)["verdict"]["matched_relations"] == 3
 
 
 def test_static_data_a_query_cannot_see_is_refused(tmp_path: Path, rsp_exe: list[str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rsp_adapter_cqels import CqelsAdapter
@@ -25,7 +26,10 @@ from rsp_sdk.run.feeder import PacingMode
 from tests.conftest import run_rsp
 from tests.csrbench_queries import rspql
 from tests.fixtures.adapters import ToyPyAdapter
+from tests.oracle_support import rsp_in_process, spark
 from tests.real_engines import CSRBENCH_DATA, require
+
+__all__ = ["spark"]
 
 
 def test_engines_run_the_queries_with_their_own_r2s() -> None:
@@ -130,28 +134,16 @@ def test_queries_an_engine_cannot_run_are_recorded_unsupported(
         )
 
 
-def test_csparql_q1_and_q5_end_to_end(
-    rsp_exe: list[str], shared_data: Path, tmp_path: Path
-) -> None:
+def test_csparql_q1_and_q5_end_to_end(spark: Any, shared_data: Path, tmp_path: Path) -> None:
+    """`rsp csrbench` in-process: judged on the test session's SparkSession (a subprocess
+    would start a Spark JVM of its own); C-SPARQL runs in its own JVM (py4j)."""
     require(CsparqlAdapter())
-    proc = run_rsp(
-        rsp_exe,
-        "csrbench",
-        "-e",
-        "csparql",
-        "-r",
-        "py4j",
-        "-q",
-        "q1",
-        "-q",
-        "q5",
-        "--data",
-        shared_data / CSRBENCH_DATA,
-        "-o",
-        tmp_path / "out",
-        "--json",
+    code, stdout = rsp_in_process(
+        *("csrbench", "-e", "csparql", "-r", "py4j", "-q", "q1", "-q", "q5"),
+        *("--data", shared_data / CSRBENCH_DATA, "-o", tmp_path / "out", "--json"),
     )
-    verdicts = {v["query"]: v for v in json.loads(proc.stdout)}
+    assert code == 0, stdout
+    verdicts = {v["query"]: v for v in json.loads(stdout)}
     assert verdicts["q1"]["state"] == "correct" and verdicts["q1"]["t0"] == 0
     assert verdicts["q1"]["relations"] == 4
     # Q5's first windows open before the data: C-SPARQL's SECRET t0 is ω − β before it

@@ -15,7 +15,10 @@ import pytest
 
 from rsp_sdk.images.client import docker_unavailable
 from tests.conftest import REPO, run_rsp
+from tests.oracle_support import rsp_in_process, spark
 from tests.real_engines import engine_missing
+
+__all__ = ["spark"]
 
 QUERIES = REPO / "matrix" / "queries" / "csrbench"
 
@@ -47,30 +50,19 @@ def run_and_check(
     assert summary["state"] == "ok", summary
     profile_file = tmp / f"{engine}.profile.json"
     profile_file.write_text(profile.model_dump_json())
-    check = run_rsp(
-        rsp_exe,
-        "oracle",
-        "check",
-        "--stream",
-        stream,
-        "--query",
-        QUERIES / f"{query}.rspql",
-        "--profile",
-        profile_file,
-        "--answers",
-        run_dir,
-        "--json",
-        check=False,
+    # the check in-process, on the test session's SparkSession (a subprocess starts its own)
+    code, stdout = rsp_in_process(
+        *("oracle", "check", "--stream", stream, "--query", QUERIES / f"{query}.rspql"),
+        *("--profile", profile_file, "--answers", run_dir, "--json"),
     )
-    assert check.returncode in (0, 1), check.stderr
-    result: dict[str, Any] = json.loads(check.stdout)
+    assert code in (0, 1), stdout
+    result: dict[str, Any] = json.loads(stdout)
     result["events"] = summary["result_events"]
     result["rows"] = summary["result_rows"]
     return result
 
 
 def csrbench(
-    rsp_exe: list[str],
     engine: str,
     shared_data: Path,
     tmp: Path,
@@ -78,25 +70,21 @@ def csrbench(
     queries: list[str] | None = None,
 ) -> dict[Any, Any]:
     """Verdicts by query, or by (query, runtime) when ``runtimes`` are given; ``queries``:
-    those only (default Q1–Q7)."""
-    proc = run_rsp(
-        rsp_exe,
+    those only (default Q1–Q7). `rsp csrbench` in-process: the caller holds the ``spark``
+    fixture (the engines run in processes of their own)."""
+    code, stdout = rsp_in_process(
         "csrbench",
         "-e",
         engine,
         *[arg for r in runtimes or [] for arg in ("-r", r)],
         *[arg for q in queries or [] for arg in ("-q", q)],
-        "--data",
-        shared_data / "dellaglio+csrbench-oracle" / "data",
-        "-o",
-        tmp / f"csrbench-{engine}",
-        "--json",
-        check=False,
+        *("--data", shared_data / "dellaglio+csrbench-oracle" / "data"),
+        *("-o", tmp / f"csrbench-{engine}", "--json"),
     )
-    assert proc.returncode in (0, 1), proc.stderr
+    assert code in (0, 1), stdout
     if runtimes:
-        return {(v["query"], v["runtime"]): v for v in json.loads(proc.stdout)}
-    return {v["query"]: v for v in json.loads(proc.stdout)}
+        return {(v["query"], v["runtime"]): v for v in json.loads(stdout)}
+    return {v["query"]: v for v in json.loads(stdout)}
 
 
 # the engines whose Q1–Q7 verdicts are checked on the subprocess runtime (the docker one runs
@@ -107,30 +95,24 @@ ON_SUBPROCESS = ("rspjs", "rsprs", "etalis")
 
 @pytest.fixture(scope="session")
 def subprocess_verdicts(
-    shared_data: Path, rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory
+    shared_data: Path, spark: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, dict[str, Any]]:
     """Verdicts by engine, then query: ONE `rsp csrbench` over every provisioned engine of
-    ON_SUBPROCESS (one CLI start and one Spark session, where three runs had one each)."""
+    ON_SUBPROCESS (one Spark session, where three runs had one each). It runs in-process on the
+    test session's SparkSession."""
     engines = [e for e in ON_SUBPROCESS if engine_missing(e) is None]
     if not engines:
         return {}
     tmp = tmp_path_factory.mktemp("csrbench-engines")
-    proc = run_rsp(
-        rsp_exe,
+    code, stdout = rsp_in_process(
         "csrbench",
         *[arg for e in engines for arg in ("-e", e)],
-        "-r",
-        "subprocess",
-        "--data",
-        shared_data / "dellaglio+csrbench-oracle" / "data",
-        "-o",
-        tmp / "csrbench",
-        "--json",
-        check=False,
+        *("-r", "subprocess", "--data", shared_data / "dellaglio+csrbench-oracle" / "data"),
+        *("-o", tmp / "csrbench", "--json"),
     )
-    assert proc.returncode in (0, 1), proc.stderr
+    assert code in (0, 1), stdout
     verdicts: dict[str, dict[str, Any]] = {e: {} for e in engines}
-    for v in json.loads(proc.stdout):
+    for v in json.loads(stdout):
         assert v["runtime"] == "subprocess", v
         assert v["query"] not in verdicts[v["engine"]], f"two verdicts for {v}"
         verdicts[v["engine"]][v["query"]] = v
@@ -203,7 +185,7 @@ def test_etalis_answers_csrbench_as_documented(
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # 2 runs of ~22 s (JTALIS takes ~1 000 triples/s) + one oracle
 def test_jtalis_gives_etalis_verdicts_on_every_jvm_transport(
-    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+    shared_data: Path, spark: Any, tmp_path: Path
 ) -> None:
     """JTALIS runs ETALIS' rules through its Java API, so what can differ between runtimes is
     the transport: terms in (the packed batches), results out (InterProlog's terms written back
@@ -221,13 +203,13 @@ def test_jtalis_gives_etalis_verdicts_on_every_jvm_transport(
     if reason:
         pytest.skip(reason)
     runtimes = ["jpype", "py4j" if docker_unavailable() else "docker"]
-    verdicts = csrbench(rsp_exe, "jtalis", shared_data, tmp_path, runtimes=runtimes, queries=["q3"])
+    verdicts = csrbench("jtalis", shared_data, tmp_path, runtimes=runtimes, queries=["q3"])
     got = {r: (v["state"], v["t0"], v["relations"]) for (_, r), v in verdicts.items()}
     assert got == {r: ETALIS_VERDICTS["q3"] for r in runtimes}
 
 
 def test_etalis_csrbench_q1_is_correct(
-    csrbench_stream: Path, rsp_exe: list[str], tmp_path: Path
+    csrbench_stream: Path, rsp_exe: list[str], spark: Any, tmp_path: Path
 ) -> None:
     reason = engine_missing("etalis")
     if reason:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,9 @@ import pytest
 
 from rsp_sdk.matrix.coverage import Outcome, classify, coverage_markdown
 from tests.conftest import REPO, run_rsp
+from tests.oracle_support import rsp_in_process, spark
+
+__all__ = ["spark"]
 
 SPEC = REPO / "matrix" / "functional.toml"
 
@@ -40,23 +42,20 @@ SUBPROCESS = ("--only", "runtime=subprocess")  # rsp-js runs on docker too: one 
 
 
 @pytest.fixture(scope="module")
-def rspjs_results(rsp_exe: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+def rspjs_results(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`rsp matrix run` in-process, judged on the test session's SparkSession (a subprocess
+    starts a Spark JVM of its own; test_functional_spec_on_the_provisioned_engines runs one)."""
     from rsp_sdk.engine.registry import get_adapter
     from tests.real_engines import require
 
     require(get_adapter("rspjs"))
     out = tmp_path_factory.mktemp("functional") / "results"
     only = "engine=rspjs,query=rstream,query=two_windows,query=timestamp,query=two_streams"
-    proc = subprocess.run(
-        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only, *SUBPROCESS],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=600,
-        check=False,
+    code, stdout = rsp_in_process(
+        "matrix", "run", SPEC, "-o", out, "--only", only, *SUBPROCESS, env=_env()
     )
-    assert proc.returncode in (0, 1), proc.stderr[-3000:]
-    (out / "stdout.txt").write_text(proc.stdout)
+    assert code in (0, 1), stdout[-3000:]
+    (out / "stdout.txt").write_text(stdout)
     return out
 
 
@@ -156,22 +155,19 @@ drain_quiet_s = 0.5
     return spec
 
 
-def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: Path) -> None:
+def test_fixture_engine_cells_land_in_every_class(
+    rsp_exe: list[str], spark: Any, tmp_path: Path
+) -> None:
     out = tmp_path / "results"
+    # in-process on the session's SparkSession; the subprocess runtime's workers find the
+    # fixture engine through $RSP_ADAPTERS
     env = {
         **_env(),
         "PYTHONPATH": str(REPO),
         "RSP_ADAPTERS": "tests.fixtures.adapters:ToyPyAdapter",
     }
-    proc = subprocess.run(
-        [*rsp_exe, "matrix", "run", str(_toy_spec(tmp_path)), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 1, proc.stderr[-3000:]  # failed and wrong cells
+    code, stdout = rsp_in_process("matrix", "run", _toy_spec(tmp_path), "-o", out, env=env)
+    assert code == 1, stdout[-3000:]  # failed and wrong cells
     rows = [json.loads(p.read_text()) for p in (out / "cells").glob("*/cell.json")]
     healthy = {r["query"]: r for r in rows if r["reason"] is None or "crash" not in r["reason"]}
     assert healthy["rstream"]["outcome"] == Outcome.CORRECT
@@ -185,7 +181,7 @@ def test_fixture_engine_cells_land_in_every_class(rsp_exe: list[str], tmp_path: 
     crashed = [r for r in rows if r["reason"] and "simulated crash" in r["reason"]]
     assert {r["query"] for r in crashed} == {"rstream", "group_by", "bnodes"}
     assert {r["outcome"] for r in crashed} == {Outcome.CRASHED}
-    assert "functional-toy: feature coverage" in proc.stdout
+    assert "functional-toy: feature coverage" in stdout
     # the report's coverage table shows the same classification (worst outcome per box)
     run_rsp(rsp_exe, "report", out, "-o", tmp_path / "report")
     table = (tmp_path / "report" / "tables" / "coverage.md").read_text()
@@ -239,7 +235,9 @@ def _provisioned(name: str) -> bool:
     return True
 
 
-def test_functional_spec_on_the_provisioned_engines(rsp_exe: list[str], tmp_path: Path) -> None:
+def test_functional_spec_on_the_provisioned_engines(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engines = [(e, r) for e, r in ENGINE_CELLS if _provisioned(e)]
     if not engines:
         pytest.skip(f"none of {sorted(e for e, _ in ENGINE_CELLS)} is provisioned")
@@ -250,16 +248,12 @@ def test_functional_spec_on_the_provisioned_engines(rsp_exe: list[str], tmp_path
         + [f"query={q}" for q in queries]
     )
     out = tmp_path / "results"
-    proc = subprocess.run(
-        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(out), "--only", only, "-j", "2"],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        cwd=REPO,  # the spec's SPARQLstream mapping path is relative to the repository
-        timeout=600,
-        check=False,
+    monkeypatch.chdir(REPO)  # the spec's SPARQLstream mapping path is relative to the repository
+    # in-process on the session's SparkSession (the engines run in processes of their own)
+    code, stdout = rsp_in_process(
+        "matrix", "run", SPEC, "-o", out, "--only", only, "-j", "2", env=_env()
     )
-    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    assert code in (0, 1), stdout[-3000:]
     rows = [json.loads(p.read_text()) for p in (out / "cells").glob("*/cell.json")]
     got = {(r["engine"], r["runtime"], r["query"]): r for r in rows}
     want = {(e, r, q): o for (e, r) in engines for q, o in ENGINE_CELLS[(e, r)].items()}

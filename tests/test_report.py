@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -22,7 +21,10 @@ from markupsafe import escape
 from rsp_sdk.engine.provision import ProvisionCache
 from rsp_sdk.matrix.plan import artifact_hashes
 from tests.conftest import run_rsp
+from tests.oracle_support import spark
 from tests.real_engines import engine_missing
+
+__all__ = ["spark"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 SPEC = Path(__file__).parent / "fixtures" / "report_matrix.toml"
@@ -31,27 +33,24 @@ pytestmark = pytest.mark.timeout(MATRIX_TIMEOUT_S + 300)
 
 
 @pytest.fixture(scope="session")
-def report_results(
-    rsp_exe: list[str], shared_data: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """RESULTS of a real `rsp matrix run` (tests/fixtures/report_matrix.toml): rsp-js, and
-    rsp-rs where provisioned, on CSRBench Q4, judged by the oracle.
+def report_results(spark: Any, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """RESULTS of a real matrix run (tests/fixtures/report_matrix.toml): rsp-js, and rsp-rs
+    where provisioned, on CSRBench Q4, judged by the oracle. It runs in-process (``run_matrix``,
+    what `rsp matrix run` calls) on the test session's SparkSession: the report is this file's
+    subject, and a subprocess would start a Spark JVM of its own for the same cells.
 
     ``$RSP_REPORT_RESULTS`` names a folder that `rsp matrix run` already wrote from this spec
     (the matrix takes minutes on a loaded machine); it is resumed, so it is complete after."""
+    from rsp_sdk.matrix.run import run_matrix
+    from rsp_sdk.matrix.spec import load_spec
+
     reason = engine_missing("rspjs")
     if reason:
         pytest.skip(reason)
     given = os.environ.get("RSP_REPORT_RESULTS")
     results = Path(given) if given else tmp_path_factory.mktemp("report-results") / "RESULTS"
-    proc = subprocess.run(
-        [*rsp_exe, "matrix", "run", str(SPEC), "-o", str(results)],
-        capture_output=True,
-        text=True,
-        timeout=MATRIX_TIMEOUT_S,
-    )
-    # exit 1 = some cell judged incorrect or failed: data for the report, not a test failure
-    assert proc.returncode in (0, 1), proc.stderr
+    # some cell judged incorrect or failed: data for the report, not a test failure
+    run_matrix(load_spec(SPEC), SPEC, results)
     assert json.loads((results / "matrix.json").read_text())["spec"]["name"] == "report-test"
     return results
 
@@ -239,28 +238,48 @@ def test_column_headers_do_not_repeat_template_parameters_the_query_name_spells(
     assert column_label("q1", '{"RANGE": "PT1S"}', None) == "q1 RANGE=PT1S"
 
 
+def _rsp_main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
+    """`rsp ARGS` through the console script's ``main`` in this process (its error handling:
+    exit 2 and one message), without a Python start and imports per call: (exit code, stderr)."""
+    from rsp_sdk.cli import main
+
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.argv", ["rsp", *map(str, args)])
+        mp.setenv("COLUMNS", "200")
+        try:
+            main()
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    return code, capsys.readouterr().err
+
+
 def test_bad_inputs_exit_2_and_write_nothing(
-    rsp_exe: list[str], report_results: Path, report: tuple[Path, str], tmp_path: Path
+    report_results: Path,
+    report: tuple[Path, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    proc = run_rsp(rsp_exe, "report", empty, "-o", tmp_path / "r1", check=False)
-    assert proc.returncode == 2 and "empty folder" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", empty, "-o", tmp_path / "r1")
+    assert code == 2 and "empty folder" in stderr
     assert not (tmp_path / "r1").exists()
 
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("hello")
-    proc = run_rsp(rsp_exe, "report", other, "-o", tmp_path / "r2", check=False)
-    assert proc.returncode == 2 and "not a matrix results folder" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", other, "-o", tmp_path / "r2")
+    assert code == 2 and "not a matrix results folder" in stderr
 
     # a corrupt cell.json: named with its line, and no report (nor temp folder) left behind
     broken = tmp_path / "broken"
     shutil.copytree(report_results, broken)
     cell = sorted(broken.glob("cells/*/cell.json"))[-1]
     cell.write_text(cell.read_text()[:-40])
-    proc = run_rsp(rsp_exe, "report", broken, "-o", tmp_path / "r3", check=False)
-    assert proc.returncode == 2 and f"{cell}:" in proc.stderr.replace("\n", "")
+    code, stderr = _rsp_main(capsys, "report", broken, "-o", tmp_path / "r3")
+    assert code == 2 and f"{cell}:" in stderr.replace("\n", "")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other"]
 
     # a table that breaks half-way through rendering: still nothing written, no temp folder
@@ -268,20 +287,20 @@ def test_bad_inputs_exit_2_and_write_nothing(
     shutil.copytree(report_results, torn)
     for part in torn.glob("cells/*/perf.parquet/*.parquet"):  # whichever the report reads
         part.write_bytes(part.read_bytes()[:100])
-    proc = run_rsp(rsp_exe, "report", torn, "-o", tmp_path / "r4", check=False)
-    assert proc.returncode == 2 and "unreadable Parquet table" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", torn, "-o", tmp_path / "r4")
+    assert code == 2 and "unreadable Parquet table" in stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other", "torn"]
 
     # an existing folder that is not a report is never replaced; a report is
     keep = tmp_path / "keep"
     keep.mkdir()
     (keep / "thesis.tex").write_text("precious")
-    proc = run_rsp(rsp_exe, "report", report_results, "-o", keep, check=False)
-    assert proc.returncode == 2 and "refusing to overwrite" in proc.stderr
+    code, stderr = _rsp_main(capsys, "report", report_results, "-o", keep)
+    assert code == 2 and "refusing to overwrite" in stderr
     assert [p.name for p in keep.iterdir()] == ["thesis.tex"]
-    run_rsp(rsp_exe, "report", report_results, "-o", tmp_path / "again")
+    assert _rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
     (tmp_path / "again" / "stale.txt").write_text("old")
-    run_rsp(rsp_exe, "report", report_results, "-o", tmp_path / "again")
+    assert _rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
     assert not (tmp_path / "again" / "stale.txt").exists()
     # and the same results give the same figure files, byte for byte
     figures = json.loads((report[0] / "report.json").read_text())["figures"]

@@ -22,7 +22,10 @@ from rsp_sdk.model.profile import BUILTIN_PROFILES, R2S, ReportPolicy, T0Lead, T
 from rsp_sdk.model.query import QuerySpec, WindowSpec
 from rsp_sdk.query import load_query
 from tests.conftest import REPO, run_rsp
+from tests.oracle_support import rsp_in_process, spark
 from tests.real_engines import engine_missing
+
+__all__ = ["spark"]
 
 sparqlstream = pytest.importorskip(
     "rsp_adapter_sparqlstream",
@@ -185,6 +188,7 @@ def test_csrbench_q2_runs_and_is_correct(
     shared_data: Path,
     rsp_exe: list[str],
     csrbench_stream: Path,
+    spark: Any,
     tmp_path: Path,
 ) -> None:
     """The real engine: CSRBench Q2 (1 s windows) through the SRBench mapping, judged by the
@@ -221,21 +225,12 @@ def test_csrbench_q2_runs_and_is_correct(
     assert "output snapshot every 0.98 second" in log
     profile_file = tmp_path / "sparqlstream.profile.json"
     profile_file.write_text(SparqlStreamAdapter().profile.model_dump_json())
-    check = run_rsp(
-        rsp_exe,
-        "oracle",
-        "check",
-        "--stream",
-        csrbench_stream,
-        "--query",
-        QUERIES / "q2.rspql",
-        "--profile",
-        profile_file,
-        "--answers",
-        run_dir,
-        "--json",
-        check=False,
+    # the check in-process, on the test session's SparkSession (a subprocess starts its own)
+    code, stdout = rsp_in_process(
+        *("oracle", "check", "--stream", csrbench_stream, "--query", QUERIES / "q2.rspql"),
+        *("--profile", profile_file, "--answers", run_dir, "--json"),
     )
-    verdict = json.loads(check.stdout)
+    assert code in (0, 1), stdout
+    verdict = json.loads(stdout)
     assert verdict["correct"] is True, verdict
     assert verdict["t0"] == 0
