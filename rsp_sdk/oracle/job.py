@@ -56,15 +56,19 @@ from rsp_sdk.oracle.r2r.oxigraph import (
     OxConfig,
     evaluate_group,
     lexical_restorer,
+    static_store,
 )
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
 from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
 from rsp_sdk.oracle.r2r.witness import kept_solutions
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, repeated_r2s, temporal_emissions
-from rsp_sdk.oracle.spark import without_adaptive
+from rsp_sdk.oracle.spark import for_small_inputs
 
-# below this many relevant elements, adaptive execution's re-planning costs more than it saves
+# below this many relevant elements, adaptive execution's re-planning and code generation
+# cost more than they save
 SMALL_ROWS = 100_000
+# below this many relevant elements, pyoxigraph evaluates the window groups on the driver
+DRIVER_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -438,7 +442,49 @@ class OracleJob:
         return exploded.join(F.broadcast(keys), "kc", "left_semi")
 
     # -- evaluators ---------------------------------------------------------------------------
-    def _relations_oxigraph(self, elems: DataFrame, events: DataFrame) -> DataFrame:
+    def _relations_oxigraph(self, elems: DataFrame, events: DataFrame) -> pa.Table:
+        """pyoxigraph per window group: in Spark's Python workers, or on the driver when the
+        input is small (``DRIVER_ROWS``)."""
+        cfg, static_bytes = self._ox_config()
+        rows = self._ox_rows(elems, events)
+        if self._relevant_rows().num_rows < DRIVER_ROWS:
+            return self._oxigraph_on_driver(rows.toArrow(), cfg, static_bytes)
+        bc = self.spark.sparkContext.broadcast(static_bytes)
+        cfg = replace(cfg, terms_file=self.terms.share(self.spark, self._workdir()))
+
+        def fn(table: pa.Table) -> pa.Table:
+            return evaluate_group(table, cfg, lambda: bc.value)
+
+        schema = ", ".join(f"{f.name} {_spark_type(f.type)}" for f in OUTPUT_SCHEMA)
+        out: pa.Table = rows.groupBy("kc").applyInArrow(fn, schema).toArrow()
+        return out
+
+    def _oxigraph_on_driver(
+        self, rows: pa.Table, cfg: OxConfig, static_bytes: bytes | None
+    ) -> pa.Table:
+        """The groups evaluated one after the other in this process, terms decoded here.
+
+        A Python worker's start (a fork, pyarrow, pyoxigraph, the term dictionary read) and the
+        Arrow round trip cost seconds of CPU; a few thousand elements take milliseconds in
+        pyoxigraph. The store is this job's own: ``run_jobs`` threads must not share one.
+        """
+        terms = self.terms.terms
+        for c in ("s", "p", "o"):
+            rows = rows.set_column(rows.schema.get_field_index(c), c, terms.take(rows.column(c)))
+        rows = rows.sort_by("kc")
+        store = static_store(static_bytes)
+        kc = rows.column("kc").to_numpy()
+        starts = np.flatnonzero(np.r_[True, kc[1:] != kc[:-1]]) if len(kc) else kc
+        ends = np.r_[starts[1:], len(kc)] if len(kc) else kc
+        parts = [
+            evaluate_group(rows.slice(a, b - a), cfg, lambda: static_bytes, store)
+            for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+        ]
+        return pa.concat_tables(parts) if parts else OUTPUT_SCHEMA.empty_table()
+
+    def _ox_config(self) -> tuple[OxConfig, bytes | None]:
+        """The groups' configuration (terms as strings: ``terms_file`` set by the caller) and
+        the static data as N-Triples."""
         window_names = [w.name for w in self.query.windows] if self.query.window_graphs else None
         static_bytes: bytes | None = None
         digest = None
@@ -448,7 +494,6 @@ class OracleJob:
                 f"{a} {b} {c} ." for a, b, c in zip(s, p, o, strict=True)
             ).encode()
             digest = hashlib.sha256(static_bytes).hexdigest()
-        bc = self.spark.sparkContext.broadcast(static_bytes)
         cfg = OxConfig(
             sparql=self.query.sparql,
             base_iri=self.query.base_iri,
@@ -458,14 +503,12 @@ class OracleJob:
             static_digest=digest,
             restore=lexical_restorer(used_values(self.stream.column("o"))),
             change_points=self._change_points(),
-            terms_file=self.terms.share(self.spark, self._workdir()),
         )
         self._compacted = self._compact(cfg.change_points)
-        cfg = replace(cfg, compact=self._compacted)
+        return replace(cfg, compact=self._compacted), static_bytes
 
-        def fn(table: pa.Table) -> pa.Table:
-            return evaluate_group(table, cfg, lambda: bc.value)
-
+    def _ox_rows(self, elems: DataFrame, events: DataFrame) -> DataFrame:
+        """Elements (kind 0) and report events (kind 1) in one frame, to be grouped by kc."""
         elem_rows = elems.select(
             F.lit(0).cast("int").alias("kind"),
             "kc",
@@ -487,8 +530,8 @@ class OracleJob:
             "kbb",
             "krb",
         )
-        schema = ", ".join(f"{f.name} {_spark_type(f.type)}" for f in OUTPUT_SCHEMA)
-        return elem_rows.unionByName(event_rows).groupBy("kc").applyInArrow(fn, schema)
+        out: DataFrame = elem_rows.unionByName(event_rows)
+        return out
 
     def _compact(self, change_points: frozenset[int] | None) -> bool:
         """Whether events between change points need no relation of their own: Istream and
@@ -693,7 +736,7 @@ class OracleJob:
             return self.shared.relations_of(self._share_key(), self._relations_sql)
         events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
         elems = self._keyed_elements(self._rows())
-        table = self._relations_oxigraph(elems, events).toArrow()
+        table = self._relations_oxigraph(elems, events)
         # with ``compact`` only evaluated events have rows (null terms: no solution)
         self._evaluated = table.select(["kc", "kb", "kr"])
         table = table.filter(pc.is_valid(table.column("terms")))
@@ -752,9 +795,9 @@ class OracleJob:
             self._cleanup()
 
     def _plans(self) -> AbstractContextManager[None]:
-        """Small inputs are planned without adaptive execution (``without_adaptive``)."""
+        """Small inputs: no adaptive execution, no generated code (``for_small_inputs``)."""
         if self._relevant_rows().num_rows < SMALL_ROWS:
-            return without_adaptive(self.spark)
+            return for_small_inputs(self.spark)
         return nullcontext()
 
     def _emitted(self) -> pa.Table:

@@ -1,6 +1,7 @@
 """The complete evaluator: each window's content in a pyoxigraph store, all of SPARQL 1.1.
 
-Runs inside Spark Python workers (``applyInArrow`` per window group). One group is everything
+Runs inside Spark Python workers (``applyInArrow`` per window group), or on the driver for
+small inputs (``job.DRIVER_ROWS``). One group is everything
 the reports of one window-close instant ``c`` need: the elements of every window's scope
 [c − ω_w, c) and the report *events* (content keys (c, B, R)). Elements are added to the store in
 stream order and the query is evaluated at each event, so a content-change group costs one load
@@ -63,11 +64,15 @@ def _store(cfg: OxConfig, static_nt: Callable[[], bytes | None]) -> ox.Store:
     key = cfg.static_digest or ""
     store = _STATIC_STORES.get(key)
     if store is None:
-        store = ox.Store()
-        data = static_nt()
-        if data:
-            store.extend(ox.parse(data, format=ox.RdfFormat.N_QUADS))
-        _STATIC_STORES[key] = store
+        store = _STATIC_STORES[key] = static_store(static_nt())
+    return store
+
+
+def static_store(data: bytes | None) -> ox.Store:
+    """A store holding the static data (N-Triples) in its default graph."""
+    store = ox.Store()
+    if data:
+        store.extend(ox.parse(data, format=ox.RdfFormat.N_QUADS))
     return store
 
 
@@ -78,10 +83,17 @@ def _graphs(cfg: OxConfig, n_windows: int) -> list[ox.NamedNode]:
 
 
 def evaluate_group(
-    table: pa.Table, cfg: OxConfig, static_nt: Callable[[], bytes | None]
+    table: pa.Table,
+    cfg: OxConfig,
+    static_nt: Callable[[], bytes | None],
+    store: ox.Store | None = None,
 ) -> pa.Table:
-    """Evaluate the query at every event of one window group (see module docstring)."""
-    store = _store(cfg, static_nt)
+    """Evaluate the query at every event of one window group (see module docstring).
+
+    ``store``: the caller's own store holding the static data (the driver, whose threads must
+    not share the process-wide one); by default the worker's, cached by the static digest.
+    """
+    store = store if store is not None else _store(cfg, static_nt)
     kind = table.column("kind")
     ev = table.filter(pc.equal(kind, 1)).select(["kb", "kr", "kbb", "krb", "kc"])
     events = sorted(set(zip(*(ev.column(c).to_pylist() for c in ev.column_names), strict=True)))
