@@ -243,14 +243,12 @@ class OracleJob:
             )
         # every candidate's reports; the job evaluates one representative per class of
         # candidates that see the same contents (``t0s``, ``reports``) and copies its relations
-        self.all_reports, self.openings = s2r.report_table(profile, self.geom, self.candidates)
-        self.classes = (
-            s2r.t0_classes(self.geom, self.all_reports, self.candidates)
-            if t0_classes
-            else s2r.singletons(self.candidates)
+        # the representatives' reports only (``s2r.class_reports``): every candidate's reports
+        # are built by ``run`` alone, which copies the rows to every member anyway
+        self.classes, self.reports = s2r.class_reports(
+            profile, self.geom, self.candidates, classes=t0_classes
         )
         self.t0s = self.classes.representatives
-        self.reports = s2r.of_t0s(self.all_reports, self.t0s)
         if t0_classes and ReportPolicy.CONTENT_CHANGE not in profile.report:
             # not under content change: a window group there reuses the previous event's
             # result between change points, which needs every event of the group
@@ -438,7 +436,7 @@ class OracleJob:
         return exploded.join(F.broadcast(keys), "kc", "left_semi")
 
     # -- evaluators ---------------------------------------------------------------------------
-    def _relations_oxigraph(self, elems: DataFrame, events: DataFrame) -> DataFrame:
+    def _relations_oxigraph(self, elems: DataFrame, events: pa.Table) -> DataFrame:
         window_names = [w.name for w in self.query.windows] if self.query.window_graphs else None
         static_bytes: bytes | None = None
         digest = None
@@ -462,6 +460,8 @@ class OracleJob:
         )
         self._compacted = self._compact(cfg.change_points)
         cfg = replace(cfg, compact=self._compacted)
+        if self._compacted and cfg.change_points is not None:
+            events = evaluated_events(events, cfg.change_points)
 
         def fn(table: pa.Table) -> pa.Table:
             return evaluate_group(table, cfg, lambda: bc.value)
@@ -477,7 +477,7 @@ class OracleJob:
             "o",
             *[F.lit(None).cast("long").alias(c) for c in ("kb", "kr", "kbb", "krb")],
         )
-        event_rows = events.select(
+        event_rows = self._df(events).select(
             F.lit(1).cast("int").alias("kind"),
             "kc",
             F.lit(None).cast("int").alias("w"),
@@ -691,7 +691,8 @@ class OracleJob:
             if self.shared is None:
                 return self._relations_sql()
             return self.shared.relations_of(self._share_key(), self._relations_sql)
-        events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
+        columns = ["kc", "kb", "kr", "kbb", "krb"]
+        events = self.reports.select(columns).group_by(columns).aggregate([])
         elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events).toArrow()
         # with ``compact`` only evaluated events have rows (null terms: no solution)
@@ -731,7 +732,8 @@ class OracleJob:
         try:
             with self._plans():
                 emitted = self._emitted()
-            return self._finish(self.classes.expand(emitted), self.all_reports)
+            every, _ = s2r.report_table(self.profile, self.geom, self.candidates)
+            return self._finish(self.classes.expand(emitted), every)
         finally:
             self._cleanup()
 
@@ -739,7 +741,7 @@ class OracleJob:
         """The expected output of each class representative only, and the classes.
 
         Every member of a class has its representative's rows (``seq``, sizes, bindings) at
-        its own report times (``all_reports``): what a verdict that ignores time needs, without
+        its own report times (``run``): what a verdict that ignores time needs, without
         copying the rows to thousands of candidates.
         """
         if self.reports.num_rows == 0:
@@ -785,6 +787,28 @@ class OracleJob:
             skip_first=self.r2s is R2S.DSTREAM and not self.profile.event_driven,
         )
         return _to_expected(out, self.query.name)
+
+
+def evaluated_events(events: pa.Table, change_points: frozenset[int]) -> pa.Table:
+    """The events (kc, kb, kr, kbb, krb) a compact pyoxigraph group evaluates: the first of
+    each window group (kc) in (kb, kr) order and those at a change point (``evaluate_group``
+    skips every other one and emits nothing for it under ``OxConfig.compact``).
+
+    Dropping the others on the driver keeps them out of Spark altogether: ren16 Q3 on CQELS
+    sent 2.3 M report keys (501 t0 classes × 4 500 tuple ticks) through a shuffle and the
+    workers' per-event loop, of which ~16 per window group are evaluated.
+    """
+    if events.num_rows == 0:
+        return events
+    kc, kb, kr = (events.column(c).to_numpy() for c in ("kc", "kb", "kr"))
+    order = np.lexsort(
+        (events.column("krb").to_numpy(), events.column("kbb").to_numpy(), kr, kb, kc)
+    )
+    first = np.zeros(len(kc), dtype=bool)
+    first[order[np.r_[True, kc[order][1:] != kc[order][:-1]]]] = True
+    key = np.where(kr >= s2r.INF, kb - 1, kr)  # as ``oxigraph._key``: the row or the time
+    points = np.fromiter(change_points, dtype=np.int64, count=len(change_points))
+    return events.filter(pa.array(first | np.isin(key, points)))
 
 
 def _spark_type(t: pa.DataType) -> str:
