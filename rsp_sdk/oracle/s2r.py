@@ -479,9 +479,10 @@ class TooManyReports(InputError):
 
 
 # rows of the report table a job may hold for its t0 class representatives (12 int64 columns,
-# ~100 bytes a row before the relations and R2S built on them): ETALIS ren16 Q6 on 50 000
-# triples asks for 1 001 classes × 50 000 tuple ticks and took the matrix process to 16 GB
-MAX_REPORTS = 20_000_000
+# ~100 bytes a row, several times that once the Spark job's output and R2S are built on them):
+# ETALIS ren16 Q6 asks for 1 000 classes × 50 000 tuple ticks on 50 000 triples (the matrix
+# process was OOM-killed at 16 GB) and 22.5 M reports on 25 000 (past 6 GB)
+MAX_REPORTS = 10_000_000
 # candidates whose reports are enumerated at once while finding the classes
 CHUNK_ROWS = 2_000_000
 
@@ -555,7 +556,7 @@ def class_reports(
                 f"{len(first):,} t0 classes among {len(cands):,} candidates, up to {per:,} "
                 "reports each): not judged, to keep the process's memory bounded",
                 expected="a shorter stream, fewer t0 candidates, or RSP_ORACLE_MAX_REPORTS "
-                "raised (about 1 GB of driver memory per 2 M reports)",
+                "raised (each million reports costs a few hundred MB of memory)",
             )
         kept.append(part)
     reports = pa.concat_tables(kept) if kept else report_table(profile, geom, [])[0]
