@@ -56,7 +56,7 @@ def case_geometry(case: Case) -> tuple[s2r.Geometry, list[int]]:
 
 
 @settings(
-    max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(case=cases())
 def test_class_reports_equal_t0_classes_over_every_candidates_reports(case: Case) -> None:
