@@ -241,10 +241,10 @@ class OracleJob:
             raise InputError(
                 query.warnings[0], path=query.source, expected="SPARQL 1.1 pyoxigraph accepts"
             )
-        # every candidate's reports; the job evaluates one representative per class of
-        # candidates that see the same contents (``t0s``, ``reports``) and copies its relations
-        # the representatives' reports only (``s2r.class_reports``): every candidate's reports
-        # are built by ``run`` alone, which copies the rows to every member anyway
+        # the job evaluates one representative per class of candidates that see the same
+        # contents (``t0s``) and copies its relations; it holds the representatives' reports
+        # only (``s2r.class_reports``), every candidate's (``all_reports``) when asked for
+        self._all_reports: pa.Table | None = None
         self.classes, self.reports = s2r.class_reports(
             profile, self.geom, self.candidates, classes=t0_classes
         )
@@ -263,6 +263,14 @@ class OracleJob:
         # (``OxConfig.compact``)
         self._compacted = False
         self._evaluated: pa.Table | None = None
+
+    @property
+    def all_reports(self) -> pa.Table:
+        """Every candidate's reports, built on first use: ``run`` copies the rows to every
+        member, and ``rsp oracle`` counts them; ``run_classes`` (the matrix) never needs them."""
+        if self._all_reports is None:
+            self._all_reports, _ = s2r.report_table(self.profile, self.geom, self.candidates)
+        return self._all_reports
 
     # -- terms as ids ---------------------------------------------------------------------------
     @property
@@ -732,8 +740,7 @@ class OracleJob:
         try:
             with self._plans():
                 emitted = self._emitted()
-            every, _ = s2r.report_table(self.profile, self.geom, self.candidates)
-            return self._finish(self.classes.expand(emitted), every)
+            return self._finish(self.classes.expand(emitted), self.all_reports)
         finally:
             self._cleanup()
 
@@ -741,7 +748,7 @@ class OracleJob:
         """The expected output of each class representative only, and the classes.
 
         Every member of a class has its representative's rows (``seq``, sizes, bindings) at
-        its own report times (``run``): what a verdict that ignores time needs, without
+        its own report times (``all_reports``): what a verdict that ignores time needs, without
         copying the rows to thousands of candidates.
         """
         if self.reports.num_rows == 0:
