@@ -245,16 +245,14 @@ class OracleJob:
             raise InputError(
                 query.warnings[0], path=query.source, expected="SPARQL 1.1 pyoxigraph accepts"
             )
-        # every candidate's reports; the job evaluates one representative per class of
-        # candidates that see the same contents (``t0s``, ``reports``) and copies its relations
-        self.all_reports, self.openings = s2r.report_table(profile, self.geom, self.candidates)
-        self.classes = (
-            s2r.t0_classes(self.geom, self.all_reports, self.candidates)
-            if t0_classes
-            else s2r.singletons(self.candidates)
+        # the job evaluates one representative per class of candidates that see the same
+        # contents (``t0s``) and copies its relations; it holds the representatives' reports
+        # only (``s2r.class_reports``), every candidate's (``all_reports``) when asked for
+        self._all_reports: pa.Table | None = None
+        self.classes, self.reports = s2r.class_reports(
+            profile, self.geom, self.candidates, classes=t0_classes
         )
         self.t0s = self.classes.representatives
-        self.reports = s2r.of_t0s(self.all_reports, self.t0s)
         if t0_classes and ReportPolicy.CONTENT_CHANGE not in profile.report:
             # not under content change: a window group there reuses the previous event's
             # result between change points, which needs every event of the group
@@ -269,6 +267,14 @@ class OracleJob:
         # (``OxConfig.compact``)
         self._compacted = False
         self._evaluated: pa.Table | None = None
+
+    @property
+    def all_reports(self) -> pa.Table:
+        """Every candidate's reports, built on first use: ``run`` copies the rows to every
+        member, and ``rsp oracle`` counts them; ``run_classes`` (the matrix) never needs them."""
+        if self._all_reports is None:
+            self._all_reports, _ = s2r.report_table(self.profile, self.geom, self.candidates)
+        return self._all_reports
 
     # -- terms as ids ---------------------------------------------------------------------------
     @property
@@ -442,11 +448,13 @@ class OracleJob:
         return exploded.join(F.broadcast(keys), "kc", "left_semi")
 
     # -- evaluators ---------------------------------------------------------------------------
-    def _relations_oxigraph(self, elems: DataFrame, events: DataFrame) -> pa.Table:
+    def _relations_oxigraph(self, elems: DataFrame, events: pa.Table) -> pa.Table:
         """pyoxigraph per window group: in Spark's Python workers, or on the driver when the
         input is small (``DRIVER_ROWS``)."""
         cfg, static_bytes = self._ox_config()
-        rows = self._ox_rows(elems, events)
+        if self._compacted and cfg.change_points is not None:
+            events = evaluated_events(events, cfg.change_points)
+        rows = self._ox_rows(elems, self._df(events))
         if self._relevant_rows().num_rows < DRIVER_ROWS:
             return self._oxigraph_on_driver(rows.toArrow(), cfg, static_bytes)
         bc = self.spark.sparkContext.broadcast(static_bytes)
@@ -734,7 +742,8 @@ class OracleJob:
             if self.shared is None:
                 return self._relations_sql()
             return self.shared.relations_of(self._share_key(), self._relations_sql)
-        events = self._distinct_df(["kc", "kb", "kr", "kbb", "krb"])
+        columns = ["kc", "kb", "kr", "kbb", "krb"]
+        events = self.reports.select(columns).group_by(columns).aggregate([])
         elems = self._keyed_elements(self._rows())
         table = self._relations_oxigraph(elems, events)
         # with ``compact`` only evaluated events have rows (null terms: no solution)
@@ -828,6 +837,28 @@ class OracleJob:
             skip_first=self.r2s is R2S.DSTREAM and not self.profile.event_driven,
         )
         return _to_expected(out, self.query.name)
+
+
+def evaluated_events(events: pa.Table, change_points: frozenset[int]) -> pa.Table:
+    """The events (kc, kb, kr, kbb, krb) a compact pyoxigraph group evaluates: the first of
+    each window group (kc) in (kb, kr) order and those at a change point (``evaluate_group``
+    skips every other one and emits nothing for it under ``OxConfig.compact``).
+
+    Dropping the others on the driver keeps them out of Spark altogether: ren16 Q3 on CQELS
+    sent the keys of 2.25 M reports (501 t0 classes, a report per tuple) through a shuffle
+    and the workers' per-event loop, which evaluates a few of each window group's ~1 000.
+    """
+    if events.num_rows == 0:
+        return events
+    kc, kb, kr = (events.column(c).to_numpy() for c in ("kc", "kb", "kr"))
+    order = np.lexsort(
+        (events.column("krb").to_numpy(), events.column("kbb").to_numpy(), kr, kb, kc)
+    )
+    first = np.zeros(len(kc), dtype=bool)
+    first[order[np.r_[True, kc[order][1:] != kc[order][:-1]]]] = True
+    key = np.where(kr >= s2r.INF, kb - 1, kr)  # as ``oxigraph._key``: the row or the time
+    points = np.fromiter(change_points, dtype=np.int64, count=len(change_points))
+    return events.filter(pa.array(first | np.isin(key, points)))
 
 
 def _spark_type(t: pa.DataType) -> str:

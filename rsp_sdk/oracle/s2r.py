@@ -33,12 +33,15 @@ assignment of triples to keys happens in Spark (``rsp_sdk.oracle.job``).
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, ReportPolicy, T0Lead, Tick
 from rsp_sdk.model.query import QuerySpec
 
@@ -469,3 +472,104 @@ def of_t0s(reports: pa.Table, t0s: list[int]) -> pa.Table:
     """The reports of the given candidates only."""
     keep = np.isin(reports.column("t0").to_numpy(), np.asarray(t0s, dtype=np.int64))
     return reports.filter(pa.array(keep))
+
+
+class TooManyReports(InputError):
+    """The reports the oracle would hold for this (stream, query, profile) exceed its limit."""
+
+
+# rows of the report table a job may hold for its t0 class representatives (12 int64 columns,
+# ~100 bytes a row, several times that once the Spark job's output and R2S are built on them):
+# ETALIS ren16 Q6 asks for 1 000 classes × 50 000 tuple ticks on 50 000 triples (the matrix
+# process was OOM-killed at 16 GB) and 22.5 M reports on 25 000 (past 6 GB)
+MAX_REPORTS = 10_000_000
+# candidates whose reports are enumerated at once while finding the classes
+CHUNK_ROWS = 2_000_000
+
+
+def max_reports() -> int:
+    """The report limit: ``RSP_ORACLE_MAX_REPORTS`` or ``MAX_REPORTS``."""
+    raw = os.environ.get("RSP_ORACLE_MAX_REPORTS")
+    if raw is None:
+        return MAX_REPORTS
+    try:
+        return int(raw)
+    except ValueError:
+        raise InputError(
+            f"RSP_ORACLE_MAX_REPORTS={raw!r} is not a number", expected="a row count"
+        ) from None
+
+
+def _rows_per_candidate(profile: Profile, geom: Geometry) -> int:
+    """An upper bound of one candidate's reports (what ``report_table`` allocates for it)."""
+    if ReportPolicy.CONTENT_CHANGE in profile.report:
+        return max(1, len(_events(profile, geom)["x"]))
+    span = geom.t_max - geom.t_min + geom.omega + 2 * geom.step_ms
+    if ReportPolicy.WINDOW_CLOSE in profile.report:
+        return max(1, span // geom.step_ms + 1)
+    assert profile.period_ms is not None
+    return max(1, span // profile.period_ms + 1)
+
+
+def class_reports(
+    profile: Profile,
+    geom: Geometry,
+    candidates: list[int],
+    *,
+    classes: bool = True,
+    limit: int | None = None,
+) -> tuple[T0Classes, pa.Table]:
+    """(classes, reports of the class representatives): ``t0_classes`` over ``report_table``
+    without ever holding every candidate's reports.
+
+    Candidates are enumerated a chunk at a time (``CHUNK_ROWS``); a candidate whose sequence
+    of contents (``_content_columns``, rank by rank: its SHA-256) was seen before joins that
+    class, whose representative is the smallest member as in ``t0_classes``. Holding the
+    representatives' reports only, past ``limit`` rows it raises ``TooManyReports`` naming the
+    sizes — before the Spark job and the driver's R2S multiply them.
+    """
+    cands = np.asarray(sorted(set(candidates)), dtype=np.int64)
+    limit = max_reports() if limit is None else limit
+    per = _rows_per_candidate(profile, geom)
+    step = max(1, CHUNK_ROWS // per)
+    first: dict[bytes, int] = {}
+    rep = np.empty(len(cands), dtype=np.int64)
+    kept: list[pa.Table] = []
+    held = 0
+    for lo in range(0, len(cands), step):
+        chunk = cands[lo : lo + step]
+        table, _ = report_table(profile, geom, chunk.tolist())
+        if classes:
+            digests = _sequence_digests(geom, table, chunk)
+        else:  # every candidate its own class (``singletons``)
+            digests = [str(t).encode() for t in chunk.tolist()]
+        new = []
+        for i, (t, d) in enumerate(zip(chunk.tolist(), digests, strict=True)):
+            rep[lo + i] = first.setdefault(d, t)
+            if rep[lo + i] == t:
+                new.append(t)
+        part = of_t0s(table, new)
+        held += part.num_rows
+        if held > limit:
+            raise TooManyReports(
+                f"the expected output needs more than {limit:,} oracle reports (already "
+                f"{len(first):,} t0 classes among {len(cands):,} candidates, up to {per:,} "
+                "reports each): not judged, to keep the process's memory bounded",
+                expected="a shorter stream, fewer t0 candidates, or RSP_ORACLE_MAX_REPORTS "
+                "raised (each million reports costs a few hundred MB of memory)",
+            )
+        kept.append(part)
+    reports = pa.concat_tables(kept) if kept else report_table(profile, geom, [])[0]
+    return T0Classes(cands, rep), reports
+
+
+def _sequence_digests(geom: Geometry, reports: pa.Table, chunk: I64) -> list[bytes]:
+    """Per candidate of ``chunk``, the SHA-256 of its reports' content rows in rank order."""
+    content = np.ascontiguousarray(_content_columns(geom, reports))
+    t0 = reports.column("t0").to_numpy()
+    starts = np.searchsorted(t0, chunk, side="left")
+    stops = np.searchsorted(t0, chunk, side="right")
+    return [
+        hashlib.sha256(content[a:b].tobytes()).digest()
+        for a, b in zip(starts.tolist(), stops.tolist(), strict=True)
+    ]
