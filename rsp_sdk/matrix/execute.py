@@ -46,6 +46,22 @@ VERDICTS = {"correct": "correct", "incorrect": "incorrect", "no output": "no_out
 INTERRUPT = threading.Event()
 
 
+def interrupted() -> bool:
+    """Whether Ctrl-C came: flagged for worker threads (``interrupt_judging``) or seen by the
+    oracle session's SIGINT handler while a cell ran or was judged in the main thread."""
+    from rsp_sdk.oracle.spark import INTERRUPTED
+
+    return INTERRUPT.is_set() or INTERRUPTED.is_set()
+
+
+def clear_interrupt() -> None:
+    """A new matrix run: an earlier Ctrl-C (handled) no longer counts."""
+    from rsp_sdk.oracle.spark import INTERRUPTED
+
+    INTERRUPT.clear()
+    INTERRUPTED.clear()
+
+
 def interrupt_judging() -> None:
     """Ctrl-C for judging in worker threads: flag it and cancel the oracle's Spark jobs."""
     from rsp_sdk.oracle.spark import cancel_jobs
@@ -159,7 +175,7 @@ def run_cell(
         row["outcome"] = cell.state.value
         store.finish(cell.key, row)
         return row
-    if INTERRUPT.is_set():
+    if interrupted():
         raise KeyboardInterrupt
     store.set_aside(cell.key)
     stream = streams[cell.stream]
@@ -276,7 +292,7 @@ def _judge(
     from rsp_sdk.csrbench import divergence_text
 
     out: dict[str, Any] = {}
-    if INTERRUPT.is_set():
+    if interrupted():
         raise KeyboardInterrupt
     try:
         expected, _, classes = oracle.expected(
@@ -297,7 +313,7 @@ def _judge(
             t0 = detail.get("t0")
             out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
     except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
-        if INTERRUPT.is_set():  # the Spark job was cancelled by Ctrl-C: not a finding
+        if interrupted():  # the Spark job was cancelled by Ctrl-C: not a finding
             raise KeyboardInterrupt from exc
         out["verdict"] = "not_judged"
         out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"

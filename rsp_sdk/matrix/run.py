@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.aggregate import aggregate
 from rsp_sdk.matrix.execute import (
-    INTERRUPT,
+    clear_interrupt,
     interrupt_judging,
     judge_cell,
     run_cell,
@@ -152,7 +152,7 @@ def run_matrix(
     spark_master: str | None = None,
 ) -> MatrixResult:
     started = time.monotonic()
-    INTERRUPT.clear()
+    clear_interrupt()
     store = Store(output)
     store.open(spec, spec_path, [])  # claims the directory before anything is written in it
     streams, cells = planned(spec, spec_path, output / "inputs", only)

@@ -117,6 +117,13 @@ def _launch(builder: Any, *, quiet: bool = False) -> Any:
     return spark
 
 
+#: Set by Ctrl-C while a session is up (the handler below). A Spark action cancelled by it fails
+#: in its own way (Py4JJavaError, a closed connection) in whichever thread ran it; callers that
+#: record failures (the matrix's judging) read this flag so an interruption is never recorded
+#: as a finding. Cleared by whoever starts a new unit of work (``run_matrix``).
+INTERRUPTED = threading.Event()
+
+
 def _on_sigint(previous: Any) -> Any:
     """The SIGINT handler that replaces PySpark's. PySpark's calls ``cancelAllJobs`` from the
     interrupted thread, and with pinned threads (PySpark's default) that call goes down the
@@ -125,6 +132,7 @@ def _on_sigint(previous: Any) -> Any:
     connection) and the previous handler (KeyboardInterrupt by default) runs at once."""
 
     def handler(signum: int, frame: Any) -> None:
+        INTERRUPTED.set()
         threading.Thread(target=cancel_jobs, name="spark-cancel", daemon=True).start()
         _drop_thread_connection()
         if callable(previous):
