@@ -34,6 +34,29 @@ def rsp_in_process(*args: str | Path, env: dict[str, str] | None = None) -> tupl
     return result.exit_code, result.stdout
 
 
+def rsp_main(
+    capsys: pytest.CaptureFixture[str], *args: str | Path, cwd: Path | None = None
+) -> tuple[int, str]:
+    """`rsp ARGS` through the console script's ``main`` in this process — its error handling
+    (exit 2 and one message, or exit 3) included — without a Python start and the imports per
+    call: (exit code, standard error). For where the point is the separate process (Spark's
+    log lines, a Spark JVM that must not start), use ``run_rsp``."""
+    from rsp_sdk.cli import main
+
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.argv", ["rsp", *map(str, args)])
+        mp.setenv("COLUMNS", "200")
+        if cwd is not None:
+            mp.chdir(cwd)
+        try:
+            main()
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    return code, capsys.readouterr().err
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """One local SparkSession (2 cores, 2 shuffle partitions) for the whole test session."""

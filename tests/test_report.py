@@ -21,7 +21,7 @@ from markupsafe import escape
 from rsp_sdk.engine.provision import ProvisionCache
 from rsp_sdk.matrix.plan import artifact_hashes
 from tests.conftest import run_rsp
-from tests.oracle_support import spark
+from tests.oracle_support import rsp_main, spark
 from tests.real_engines import engine_missing
 
 __all__ = ["spark"]
@@ -238,23 +238,6 @@ def test_column_headers_do_not_repeat_template_parameters_the_query_name_spells(
     assert column_label("q1", '{"RANGE": "PT1S"}', None) == "q1 RANGE=PT1S"
 
 
-def _rsp_main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
-    """`rsp ARGS` through the console script's ``main`` in this process (its error handling:
-    exit 2 and one message), without a Python start and imports per call: (exit code, stderr)."""
-    from rsp_sdk.cli import main
-
-    capsys.readouterr()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("sys.argv", ["rsp", *map(str, args)])
-        mp.setenv("COLUMNS", "200")
-        try:
-            main()
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 1
-    return code, capsys.readouterr().err
-
-
 def test_bad_inputs_exit_2_and_write_nothing(
     report_results: Path,
     report: tuple[Path, str],
@@ -263,14 +246,14 @@ def test_bad_inputs_exit_2_and_write_nothing(
 ) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, stderr = _rsp_main(capsys, "report", empty, "-o", tmp_path / "r1")
+    code, stderr = rsp_main(capsys, "report", empty, "-o", tmp_path / "r1")
     assert code == 2 and "empty folder" in stderr
     assert not (tmp_path / "r1").exists()
 
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("hello")
-    code, stderr = _rsp_main(capsys, "report", other, "-o", tmp_path / "r2")
+    code, stderr = rsp_main(capsys, "report", other, "-o", tmp_path / "r2")
     assert code == 2 and "not a matrix results folder" in stderr
 
     # a corrupt cell.json: named with its line, and no report (nor temp folder) left behind
@@ -278,7 +261,7 @@ def test_bad_inputs_exit_2_and_write_nothing(
     shutil.copytree(report_results, broken)
     cell = sorted(broken.glob("cells/*/cell.json"))[-1]
     cell.write_text(cell.read_text()[:-40])
-    code, stderr = _rsp_main(capsys, "report", broken, "-o", tmp_path / "r3")
+    code, stderr = rsp_main(capsys, "report", broken, "-o", tmp_path / "r3")
     assert code == 2 and f"{cell}:" in stderr.replace("\n", "")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other"]
 
@@ -287,7 +270,7 @@ def test_bad_inputs_exit_2_and_write_nothing(
     shutil.copytree(report_results, torn)
     for part in torn.glob("cells/*/perf.parquet/*.parquet"):  # whichever the report reads
         part.write_bytes(part.read_bytes()[:100])
-    code, stderr = _rsp_main(capsys, "report", torn, "-o", tmp_path / "r4")
+    code, stderr = rsp_main(capsys, "report", torn, "-o", tmp_path / "r4")
     assert code == 2 and "unreadable Parquet table" in stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "empty", "other", "torn"]
 
@@ -295,12 +278,13 @@ def test_bad_inputs_exit_2_and_write_nothing(
     keep = tmp_path / "keep"
     keep.mkdir()
     (keep / "thesis.tex").write_text("precious")
-    code, stderr = _rsp_main(capsys, "report", report_results, "-o", keep)
+    code, stderr = rsp_main(capsys, "report", report_results, "-o", keep)
     assert code == 2 and "refusing to overwrite" in stderr
     assert [p.name for p in keep.iterdir()] == ["thesis.tex"]
-    assert _rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
+    # (the report fixture's folder, as `rsp report` wrote it: one render here, not two)
+    shutil.copytree(report[0], tmp_path / "again")
     (tmp_path / "again" / "stale.txt").write_text("old")
-    assert _rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
+    assert rsp_main(capsys, "report", report_results, "-o", tmp_path / "again")[0] == 0
     assert not (tmp_path / "again" / "stale.txt").exists()
     # and the same results give the same figure files, byte for byte
     figures = json.loads((report[0] / "report.json").read_text())["figures"]
