@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.identity import reconcile
 from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.util.atomic import atomic_path
@@ -172,6 +173,10 @@ def mismatch_rows(
     return out, comps
 
 
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    return row
+
+
 def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
     """cell.json written before the time_scale column: read it from the run's config.json."""
     if "time_scale" in row or not row.get("run_dir"):
@@ -184,10 +189,12 @@ def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
 def aggregate(
     store: Store, *, lsbench: bool = True, epsilon_percent: float = 5.0
 ) -> dict[str, Path]:
-    """Rebuild cells.parquet, summary.json and (when asked) mismatch.parquet and
-    comparability.parquet from cell.json."""
-    rows = [_with_time_scale(store.root, r) for r in store.rows()]
-    written = {"cells": store.write_tables(rows)}
+    """Rebuild cells.parquet (every cell.json), summary.json and (when asked) mismatch.parquet
+    and comparability.parquet (each cell once: ``rsp_sdk.matrix.identity``) from cell.json."""
+    every = [_with_time_scale(store.root, r) for r in store.rows()]
+    written = {"cells": store.write_tables(every)}
+    # a cell re-keyed on a resumed matrix has two cell.json: summarised once (its newest)
+    rows = reconcile(store.plan(), every, _row).current
     target = store.root / "summary.json"
     with atomic_path(target) as tmp:
         entries = summary(rows) + summary_entries(store.root)  # + Rate_max searches, if any

@@ -178,6 +178,13 @@ class Store:
         with atomic_path(self.cell_json(key)) as tmp:
             tmp.write_text(json.dumps(row, indent=2, default=str) + "\n", encoding="utf-8")
 
+    def plan(self) -> list[dict[str, Any]]:
+        """matrix.json's plan: the union of every invocation's (older keys first)."""
+        if not self.marker.exists():
+            return []
+        plan: list[dict[str, Any]] = json.loads(self.marker.read_text()).get("plan", [])
+        return plan
+
     def rows(self) -> list[dict[str, Any]]:
         """Every finished cell of this directory, in plan order when known."""
         order: dict[str, int] = {}
