@@ -77,12 +77,17 @@ def reconcile(
     """Group ``plan`` (in the order matrix.json keeps it: a newer invocation's keys come later)
     and ``finished`` by identity; ``fields`` gives a row's columns (``key``, the axes,
     ``started_at``). Finished cells keep their order."""
+    by_id: dict[Identity, list[C]] = {}
+    of_key: dict[str, Identity] = {}
+    for c in finished:
+        row = fields(c)
+        of_key[row["key"]] = identity(row)
+        by_id.setdefault(of_key[row["key"]], []).append(c)
     newest: dict[Identity, P] = {}
     for p in plan:
-        newest[identity(fields(p))] = p  # later plan rows are newer keys of the same cell
-    by_id: dict[Identity, list[C]] = {}
-    for c in finished:
-        by_id.setdefault(identity(fields(c)), []).append(c)
+        row = fields(p)  # a plan row with its cell.json is that cell, whatever fields it lacks
+        ident = of_key.get(row["key"]) or identity(row)
+        newest[ident] = p  # later plan rows are newer keys of the same cell
     chosen: dict[Identity, C] = {}
     for ident, cells in by_id.items():
         planned_key = fields(newest[ident])["key"] if ident in newest else None
@@ -91,7 +96,7 @@ def reconcile(
         chosen[ident] = under_plan[0] if under_plan else newest_run
     out: Reconciled[P, C] = Reconciled()
     for c in finished:
-        ident = identity(fields(c))
+        ident = of_key[fields(c)["key"]]
         if chosen[ident] is not c:
             out.superseded.append(c)
             continue
