@@ -76,5 +76,9 @@ def test_a_rekeyed_cell_is_counted_once(shared_data: Path, tmp_path: Path) -> No
     assert progress == [
         {"engine@runtime": "rspjs@py4j", "finished of planned": "2 of 2", "missing": 0}
     ]
+    # the terminal tables (rsp matrix run / show) read the same rows
+    assert sorted(r["key"] for r in Store(results).current_rows()) == sorted(
+        c.key for c in got.cells
+    )
     summary = json.loads((results / "summary.json").read_text())
     assert [e["repetitions"] for e in summary] == [2], summary

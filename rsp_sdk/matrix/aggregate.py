@@ -22,7 +22,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rsp_sdk.matrix.identity import reconcile
 from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.util.atomic import atomic_path
@@ -173,10 +172,6 @@ def mismatch_rows(
     return out, comps
 
 
-def _row(row: dict[str, Any]) -> dict[str, Any]:
-    return row
-
-
 def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
     """cell.json written before the time_scale column: read it from the run's config.json."""
     if "time_scale" in row or not row.get("run_dir"):
@@ -194,7 +189,8 @@ def aggregate(
     every = [_with_time_scale(store.root, r) for r in store.rows()]
     written = {"cells": store.write_tables(every)}
     # a cell re-keyed on a resumed matrix has two cell.json: summarised once (its newest)
-    rows = reconcile(store.plan(), every, _row).current
+    current = {r["key"] for r in store.current_rows()}
+    rows = [r for r in every if r["key"] in current]
     target = store.root / "summary.json"
     with atomic_path(target) as tmp:
         entries = summary(rows) + summary_entries(store.root)  # + Rate_max searches, if any

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.identity import reconcile
 from rsp_sdk.matrix.plan import Cell
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, MatrixSpec
 from rsp_sdk.util.atomic import atomic_path
@@ -196,6 +197,11 @@ class Store:
             rows.append(json.loads(path.read_text(encoding="utf-8")))
         return sorted(rows, key=lambda r: order.get(r["key"], len(order)))
 
+    def current_rows(self) -> list[dict[str, Any]]:
+        """``rows`` with each cell once: a cell re-keyed on a resumed matrix has a cell.json
+        per key; its newest stands for it (``rsp_sdk.matrix.identity``)."""
+        return reconcile(self.plan(), self.rows(), _same).current
+
     def write_tables(self, rows: list[dict[str, Any]]) -> Path:
         """cells.parquet from the cell.json rows (derived: rebuilt every time)."""
         cols = {n: [r.get(n) for r in rows] for n in CELL_COLUMNS}
@@ -204,6 +210,10 @@ class Store:
         with atomic_path(target) as tmp:
             pq.write_table(table, tmp)
         return target
+
+
+def _same(row: dict[str, Any]) -> dict[str, Any]:
+    return row
 
 
 def _plan_row(cell: Cell) -> dict[str, Any]:
