@@ -10,9 +10,10 @@ both as finished and as missing.
 
 ``reconcile`` counts each cell once: the plan and the finished cells are grouped by the cell's
 identity (its axes, not its key); the finished cell that stands for an identity is the one
-under its newest planned key, else the most recently started one. The others are *superseded*
-(kept on disk, left out of the counts); a planned identity without any finished cell is
-*missing*. Rate_max probe cells are outside the static plan and are kept as they are.
+under its newest planned key, else the most recently started one (on a tie, the one planned
+later). The others are *superseded* (kept on disk, left out of the counts); a planned identity
+without any finished cell is *missing*. Rate_max probe cells are outside the static plan and
+are kept as they are.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ def reconcile(
         of_key[row["key"]] = identity(row)
         by_id.setdefault(of_key[row["key"]], []).append(c)
     newest: dict[Identity, P] = {}
+    position: dict[str, int] = {}  # a key planned later is newer (started_at has seconds only)
     for p in plan:
+        position[fields(p)["key"]] = len(position)
         row = fields(p)  # a plan row with its cell.json is that cell, whatever fields it lacks
         ident = of_key.get(row["key"]) or identity(row)
         newest[ident] = p  # later plan rows are newer keys of the same cell
@@ -92,7 +95,7 @@ def reconcile(
     for ident, cells in by_id.items():
         planned_key = fields(newest[ident])["key"] if ident in newest else None
         under_plan = [c for c in cells if fields(c)["key"] == planned_key]
-        newest_run = max(cells, key=lambda c: _started(fields(c)))
+        newest_run = max(cells, key=lambda c: _newness(fields(c), position))
         chosen[ident] = under_plan[0] if under_plan else newest_run
     out: Reconciled[P, C] = Reconciled()
     for c in finished:
@@ -109,5 +112,5 @@ def reconcile(
     return out
 
 
-def _started(row: Mapping[str, Any]) -> str:
-    return str(row.get("started_at") or "")
+def _newness(row: Mapping[str, Any], position: Mapping[str, int]) -> tuple[str, int]:
+    return str(row.get("started_at") or ""), position.get(row["key"], -1)
