@@ -194,7 +194,8 @@ class Store:
             order = {c["key"]: i for i, c in enumerate(plan)}
         rows = []
         for path in sorted((self.root / "cells").glob("*/cell.json")):
-            rows.append(json.loads(path.read_text(encoding="utf-8")))
+            row = json.loads(path.read_text(encoding="utf-8"))
+            rows.append({**row, "run_dir": run_dir_of(self.root, row)})
         return sorted(rows, key=lambda r: order.get(r["key"], len(order)))
 
     def current_rows(self) -> list[dict[str, Any]]:
@@ -210,6 +211,18 @@ class Store:
         with atomic_path(target) as tmp:
             pq.write_table(table, tmp)
         return target
+
+
+def run_dir_of(root: Path, row: dict[str, Any]) -> str | None:
+    """A cell's run directory relative to ``root``: the recorded ``run_dir``, or the cell's own
+    ``cells/<key>/`` when that one is gone but this one holds a run (status.json). A cell run
+    always writes into ``cells/<key>/``; a folder re-keyed by hand (ren16: 43 cell directories
+    renamed to their new key, cell.json's run_dir still naming the old one) moved it there."""
+    recorded = row.get("run_dir")
+    if not recorded or (root / recorded).is_dir():
+        return recorded if isinstance(recorded, str) else None
+    own = f"cells/{row['key']}"
+    return own if (root / own / "status.json").is_file() else str(recorded)
 
 
 def _same(row: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.axes import axes_suffix, varying_axes
 from rsp_sdk.matrix.identity import reconcile
+from rsp_sdk.matrix.store import run_dir_of
 
 #: Axes that, with the engine and runtime, identify a series of repetitions of one cell.
 #: ``instances`` and ``time_scale`` are axes too: CityBench's x1 and x10 at time scales 1 and 10
@@ -311,7 +312,8 @@ class Results:
         return out
 
     def run_dir(self, cell: CellRecord) -> Path:
-        return self.root / (cell.run_dir or f"cells/{cell.key}")
+        found = run_dir_of(self.root, {"key": cell.key, "run_dir": cell.run_dir})
+        return self.root / (found or f"cells/{cell.key}")
 
     def cell_dir(self, cell: CellRecord) -> Path:
         return self.root / "cells" / cell.key
