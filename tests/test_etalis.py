@@ -227,6 +227,35 @@ def test_rendering_joins_with_and_filters_last_window_in_ms() -> None:
     )
 
 
+def test_static_goals_come_in_join_order_bound_variables_first() -> None:
+    """ETALIS runs the FILTER's static goals left to right: their order is the join plan.
+    Sorted by text (as ``_stable`` lists a BGP), CityBench Q5 enumerated every cultural event
+    times every sensor before the goal tying the sensor to the stream's ?p2, and JTALIS' Q5
+    cells timed out with swipl busy (docs/engines/jtalis.md). Each goal now binds at most one
+    new variable, reachable from the stream pattern, and the congestion-level test comes
+    first."""
+    import json
+
+    from rsp_sdk.query import load_query
+
+    q5 = Path(__file__).parent.parent / "matrix" / "queries" / "citybench" / "q5.rspql"
+    text = json.loads(render_ep_sparql(load_query(q5)))["ep_sparql"]
+    pattern, _, condition = text.partition(" FILTER ")
+    goals = re.findall(r"rsp_static\((\S+), <([^>]*)>, (\S+?)\)", condition)
+    bound = set(re.findall(r"\?\w+", pattern.partition(" WHERE ")[2]))
+    ct, ssn = "http://www.insight-centre.org/citytraffic#", "http://purl.oclc.org/NET/ssnx/ssn#"
+    assert [(s, p) for s, p, _ in goals[:4]] == [
+        ("?p2", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+        ("?p2", ssn + "isPropertyOf"),
+        ("?foi2", ct + "hasStartLatitude"),
+        ("?foi2", ct + "hasStartLongitude"),
+    ]
+    assert len(goals) == 10
+    for s, _, o in goals:
+        assert s in bound or o in bound, f"{s} {o}: a goal joined to nothing bound yet"
+        bound |= {s, o}
+
+
 def test_shim_reads_static_ntriples_without_pyoxigraph(tmp_path: Path) -> None:
     """In the engine image the shim has the standard library only: its N-Triples reader gives
     the terms pyoxigraph gives (the functional static_join cell was rejected on docker with

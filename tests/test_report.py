@@ -231,6 +231,36 @@ def test_partial_matrix_lists_missing_cells(
     assert row in " ".join(progress.split()), progress
 
 
+def test_a_cell_directory_renamed_to_a_new_key_keeps_its_run(
+    report_results: Path, tmp_path: Path
+) -> None:
+    """ren16 was re-keyed by hand: 43 cell directories renamed to their new key, cell.json's
+    key rewritten, its run_dir still naming the old directory. The report and the matrix's
+    tables find the run in the cell's own directory instead of losing its per-cell tables."""
+    from rsp_sdk.matrix.store import Store
+    from rsp_sdk.report.results import Results
+
+    moved = tmp_path / "RESULTS"
+    shutil.copytree(report_results, moved)
+    path = next(p for p in sorted(moved.glob("cells/*/cell.json")) if _ok_run(p))
+    row = json.loads(path.read_text())
+    new_key = "0" * 64
+    path.parent.rename(moved / "cells" / new_key)
+    (moved / "cells" / new_key / "cell.json").write_text(json.dumps({**row, "key": new_key}))
+    cell = next(c for c in Results(moved).cells if c.key == new_key)
+    assert not (moved / str(cell.run_dir)).exists()  # the recorded run_dir is gone
+    results = Results(moved)
+    assert results.run_dir(cell) == moved / "cells" / new_key
+    assert results.table(cell, "perf") is not None
+    rows = {r["key"]: r for r in Store(moved).rows()}
+    assert rows[new_key]["run_dir"] == f"cells/{new_key}"
+
+
+def _ok_run(path: Path) -> bool:
+    row = json.loads(path.read_text())
+    return bool(row["state"] == "ok" and row.get("run_dir"))
+
+
 def test_column_headers_do_not_repeat_template_parameters_the_query_name_spells() -> None:
     from rsp_sdk.report.results import column_label
 

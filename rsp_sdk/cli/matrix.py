@@ -171,7 +171,7 @@ def run_command(
             )
         except KeyboardInterrupt:
             bar.stop()
-            print_tables(output, Store(output).rows())
+            print_tables(output, Store(output).current_rows())
             console.print(f"interrupted: rerun the same command to resume; results: {output}")
             raise typer.Exit(130) from None
     if as_json:
@@ -212,9 +212,9 @@ def show_command(
     if coverage_md:
         from rsp_sdk.matrix.coverage import coverage_markdown
 
-        print(coverage_markdown(store.rows(), results), end="")
+        print(coverage_markdown(store.current_rows(), results), end="")
         return
-    print_tables(results, store.rows())
+    print_tables(results, store.current_rows())
     console.print(f"results: {results}")
 
 

@@ -184,10 +184,13 @@ def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
 def aggregate(
     store: Store, *, lsbench: bool = True, epsilon_percent: float = 5.0
 ) -> dict[str, Path]:
-    """Rebuild cells.parquet, summary.json and (when asked) mismatch.parquet and
-    comparability.parquet from cell.json."""
-    rows = [_with_time_scale(store.root, r) for r in store.rows()]
-    written = {"cells": store.write_tables(rows)}
+    """Rebuild cells.parquet (every cell.json), summary.json and (when asked) mismatch.parquet
+    and comparability.parquet (each cell once: ``rsp_sdk.matrix.identity``) from cell.json."""
+    every = [_with_time_scale(store.root, r) for r in store.rows()]
+    written = {"cells": store.write_tables(every)}
+    # a cell re-keyed on a resumed matrix has two cell.json: summarised once (its newest)
+    current = {r["key"] for r in store.current_rows()}
+    rows = [r for r in every if r["key"] in current]
     target = store.root / "summary.json"
     with atomic_path(target) as tmp:
         entries = summary(rows) + summary_entries(store.root)  # + Rate_max searches, if any

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.identity import reconcile
 from rsp_sdk.matrix.plan import Cell
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, MatrixSpec
 from rsp_sdk.util.atomic import atomic_path
@@ -178,6 +179,13 @@ class Store:
         with atomic_path(self.cell_json(key)) as tmp:
             tmp.write_text(json.dumps(row, indent=2, default=str) + "\n", encoding="utf-8")
 
+    def plan(self) -> list[dict[str, Any]]:
+        """matrix.json's plan: the union of every invocation's (older keys first)."""
+        if not self.marker.exists():
+            return []
+        plan: list[dict[str, Any]] = json.loads(self.marker.read_text()).get("plan", [])
+        return plan
+
     def rows(self) -> list[dict[str, Any]]:
         """Every finished cell of this directory, in plan order when known."""
         order: dict[str, int] = {}
@@ -186,8 +194,14 @@ class Store:
             order = {c["key"]: i for i, c in enumerate(plan)}
         rows = []
         for path in sorted((self.root / "cells").glob("*/cell.json")):
-            rows.append(json.loads(path.read_text(encoding="utf-8")))
+            row = json.loads(path.read_text(encoding="utf-8"))
+            rows.append({**row, "run_dir": run_dir_of(self.root, row)})
         return sorted(rows, key=lambda r: order.get(r["key"], len(order)))
+
+    def current_rows(self) -> list[dict[str, Any]]:
+        """``rows`` with each cell once: a cell re-keyed on a resumed matrix has a cell.json
+        per key; its newest stands for it (``rsp_sdk.matrix.identity``)."""
+        return reconcile(self.plan(), self.rows(), _same).current
 
     def write_tables(self, rows: list[dict[str, Any]]) -> Path:
         """cells.parquet from the cell.json rows (derived: rebuilt every time)."""
@@ -197,6 +211,22 @@ class Store:
         with atomic_path(target) as tmp:
             pq.write_table(table, tmp)
         return target
+
+
+def run_dir_of(root: Path, row: dict[str, Any]) -> str | None:
+    """A cell's run directory relative to ``root``: the recorded ``run_dir``, or the cell's own
+    ``cells/<key>/`` when that one is gone but this one holds a run (status.json). A cell run
+    always writes into ``cells/<key>/``; a folder re-keyed by hand (ren16: 43 cell directories
+    renamed to their new key, cell.json's run_dir still naming the old one) moved it there."""
+    recorded = row.get("run_dir")
+    if not recorded or (root / recorded).is_dir():
+        return recorded if isinstance(recorded, str) else None
+    own = f"cells/{row['key']}"
+    return own if (root / own / "status.json").is_file() else str(recorded)
+
+
+def _same(row: dict[str, Any]) -> dict[str, Any]:
+    return row
 
 
 def _plan_row(cell: Cell) -> dict[str, Any]:

@@ -5,7 +5,10 @@ The report never starts an engine: everything it shows comes from the files the 
 (written last, so its presence means the cell finished); ``cells.parquet`` is derived and may lag
 behind an interrupted matrix, so the report reads the cell files. A cell planned in
 ``matrix.json`` without a ``cell.json`` is *missing* (the matrix was interrupted or is still
-running) and the report lists it instead of failing.
+running) and the report lists it instead of failing. A matrix resumed after a change that
+re-keyed its cells (adapter version, artifacts) holds some cells under two keys, in the plan and
+in ``cells/``: each cell is counted once, by its axes (``rsp_sdk.matrix.identity``), over the
+union of every invocation's plan that ``matrix.json`` keeps.
 
 Per-cell tables (``windows.parquet``, the run directory's ``perf.parquet`` and
 ``pushed.parquet``) are read lazily, only by the sections that draw them.
@@ -25,6 +28,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.axes import axes_suffix, varying_axes
+from rsp_sdk.matrix.identity import reconcile
+from rsp_sdk.matrix.store import run_dir_of
 
 #: Axes that, with the engine and runtime, identify a series of repetitions of one cell.
 #: ``instances`` and ``time_scale`` are axes too: CityBench's x1 and x10 at time scales 1 and 10
@@ -170,6 +175,10 @@ class PlannedCell(BaseModel):
         return f"{self.engine}@{self.runtime}"
 
 
+def _fields(row: BaseModel) -> dict[str, Any]:
+    return row.model_dump()
+
+
 def _read_json(path: Path, what: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -207,10 +216,22 @@ class Results:
         self.machine: dict[str, Any] = (
             _read_json(machine, "machine.json") if machine.is_file() else {}
         )
-        self.cells = self._load_cells()
-        self.planned = [self._planned(i, c) for i, c in enumerate(self.matrix["plan"])]
-        done = {c.key for c in self.cells}
-        self.missing = [p for p in self.planned if p.key not in done]
+        # a resumed matrix keeps every key a cell ever had (plan rows and cell.json files):
+        # each cell is counted once, by its axes (rsp_sdk.matrix.identity)
+        seen = reconcile(
+            [self._planned(i, c) for i, c in enumerate(self.matrix["plan"])],
+            self._load_cells(),
+            _fields,
+        )
+        self.cells: list[CellRecord] = seen.current
+        #: one entry per planned cell: the newest key it was planned under
+        self.planned: list[PlannedCell] = seen.planned
+        self.missing: list[PlannedCell] = seen.missing
+        self._done = {p.key for p in seen.done}
+        #: cell.json files of a cell that has a newer one (an older key): on disk, not counted
+        self.superseded: list[CellRecord] = seen.superseded
+        #: counted cells whose result is under an older key than the newest one planned
+        self.older_key: list[CellRecord] = seen.older_key
         #: the axes beside the query on which this matrix's cells differ (own grid columns)
         self.split_axes = varying_axes(
             [c.model_dump() for c in self.cells] + [p.model_dump() for p in self.missing]
@@ -264,12 +285,11 @@ class Results:
 
     def progress(self) -> pd.DataFrame:
         """Per engine@runtime: cells planned, finished (cell.json written) and missing."""
-        done = {c.key for c in self.cells}
         rows: dict[str, list[int]] = {}
         for p in self.planned:
             counts = rows.setdefault(p.row, [0, 0])
             counts[0] += 1
-            counts[1] += p.key in done
+            counts[1] += p.key in self._done
         return pd.DataFrame(
             [[row, f"{f} of {n}", n - f] for row, (n, f) in rows.items()],
             columns=["engine@runtime", "finished of planned", "missing"],
@@ -292,7 +312,8 @@ class Results:
         return out
 
     def run_dir(self, cell: CellRecord) -> Path:
-        return self.root / (cell.run_dir or f"cells/{cell.key}")
+        found = run_dir_of(self.root, {"key": cell.key, "run_dir": cell.run_dir})
+        return self.root / (found or f"cells/{cell.key}")
 
     def cell_dir(self, cell: CellRecord) -> Path:
         return self.root / "cells" / cell.key

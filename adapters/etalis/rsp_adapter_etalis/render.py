@@ -305,7 +305,7 @@ class _Renderer:
         where = " AND ".join(groups) if groups else " OR ".join(f"{{ {t} }}" for t in out.union)
         if not where:
             raise self.fail("a query without stream patterns")
-        conditions = [*out.static, *out.conditions]
+        conditions = [*join_order(out.static, out.stream or out.union), *out.conditions]
         text = f"SELECT {' '.join('?' + v for v in variables)} WHERE {where}"
         if conditions:
             text += f" FILTER ( {' && '.join(conditions)} )"
@@ -322,6 +322,49 @@ def render_ep_sparql(spec: QuerySpec, engine: str = "etalis") -> str:
     the WITHIN window in milliseconds and the stream the window reads (ETALIS has one event
     stream, so the drivers keep other streams' triples out of it)."""
     return json.dumps(_Renderer(spec, engine).render(), ensure_ascii=False)
+
+
+def _variables(text: str) -> set[str]:
+    """The ``?name`` variables of a rendered goal (not a ``?`` inside an IRI or a literal)."""
+    import re
+
+    bare = re.sub(r"<[^>]*>|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", " ", text)
+    return set(re.findall(r"\?\w+", bare))
+
+
+def join_order(static: list[str], stream: list[str]) -> list[str]:
+    """The static goals in the order ETALIS should try them: a goal with the fewest variables
+    still unbound next (the stream pattern's variables are bound when the FILTER runs), then
+    one whose subject is bound, ties in the given (stable) order.
+
+    ETALIS runs the FILTER as one Prolog conjunction, left to right, so this order *is* the
+    static join's plan. Listed as ``_stable`` sorts them (by text), CityBench Q5's began with
+    ``rsp_static(?evtId, sao:value, ?title)`` and ``rsp_static(?foi2, ct:hasStartLatitude,
+    ?lat2)``: every cultural event times every sensor before the goal that ties the sensor to
+    the stream's ``?p2``. On a traffic observation whose property is no congestion level that
+    search fails only after enumerating the whole product, so a batch of observations kept
+    swipl busy for minutes and JTALIS' Q5 cells timed out (docs/engines/jtalis.md). Bound
+    variables first, that goal is ``rsp_static(?p2, rdf:type, ct:CongestionLevel)``, which
+    fails at once."""
+    bound: set[str] = set().union(*(_variables(t) for t in stream)) if stream else set()
+    left = list(static)
+    out: list[str] = []
+    while left:
+        pick = min(left, key=lambda g: _cost(g, bound))  # the first of the cheapest
+        left.remove(pick)
+        out.append(pick)
+        bound |= _variables(pick)
+    return out
+
+
+def _cost(goal: str, bound: set[str]) -> tuple[int, int]:
+    """(unbound variables, 1 if the subject is one of them) of an ``rsp_static(s, p, o)``."""
+    import re
+
+    unbound = _variables(goal) - bound
+    subject = re.match(r"rsp_static\((<[^>]*>|[^,]*),", goal)
+    free_subject = subject is not None and bool(_variables(subject.group(1)) & unbound)
+    return len(unbound), int(free_subject)
 
 
 def _stable(triples: list[Any]) -> list[Any]:
