@@ -643,7 +643,8 @@ def _peak_rows(size: _Size) -> list[Result]:
             f"peak RSS of the loops at {size.stations:,} stations",
             size.loop_peak,
             "MiB",
-            note="driver Python (the stream table included), cleared before each loop",
+            note="driver Python, cleared before each loop (from its size then: what the oracle "
+            "call left resident counts)",
         ),
     ]
 
