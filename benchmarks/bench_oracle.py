@@ -513,7 +513,7 @@ class _Size:
         return took, out
 
 
-def _write_sg1(stations: int, path: str) -> None:
+def _write_sg1(stations: int, path: str, row_group: int = ROW_GROUP) -> None:
     """The SG1 stream (1 s interval, 30 s) as a stream Parquet file, written one row group at
     a time from the dictionary-encoded table: each group's terms decoded on their own (the
     whole table as strings is ~5 GB at 21 M triples, and Parquet's writer handed the full
@@ -526,8 +526,8 @@ def _write_sg1(stations: int, path: str) -> None:
         atomic_path(Path(path)) as tmp,
         pq.ParquetWriter(tmp, schema, compression="zstd") as writer,
     ):
-        for start in range(0, table.num_rows, ROW_GROUP):
-            part = conform(table.slice(start, ROW_GROUP), STREAM_SCHEMA)
+        for start in range(0, table.num_rows, row_group):
+            part = conform(table.slice(start, row_group), STREAM_SCHEMA)
             writer.write_table(part.replace_schema_metadata(schema.metadata))
 
 
