@@ -7,9 +7,11 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from benchmarks.bench_engines import reply
 from benchmarks.bench_jvm_engines import rate_max
@@ -17,11 +19,13 @@ from benchmarks.bench_oracle import (
     WINDOW_CLOSE,
     YABENCH_QUERIES,
     YABENCH_T0,
+    _write_sg1,
     naive_expected,
     streaming_expected,
 )
 from rsp_sdk.query import parse_rspql
 from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+from rsp_sdk.streams.io import read_meta, read_stream
 from tests.oracle_support import spark
 
 __all__ = ["spark"]
@@ -101,3 +105,15 @@ def test_the_streaming_loop_answers_as_the_per_window_loop() -> None:
         assert streaming_expected(batches, text, 10_000, 5000, YABENCH_T0[0]).equals(naive)
         assert pc.sum(pc.invert(pc.is_null(naive["binding"]))).as_py() > 0
     assert pc.sum(pc.is_null(naive["binding"])).as_py() > 0  # Q6 has empty relations too
+
+
+def test_the_large_benchmarks_stream_file_holds_the_generated_stream(tmp_path: Path) -> None:
+    # oracle.large hands the oracle and the loops a file written row group by row group (the
+    # driver never holds the generated stream): it must read back as the generator's stream
+    params = YabenchParams(stations=3, interval_ms=1000, duration_ms=30_000)
+    table, meta = generate_yabench(params)
+    path = tmp_path / "sg1.parquet"
+    _write_sg1(3, str(path), row_group=100)
+    assert pq.ParquetFile(path).metadata.num_row_groups > 1
+    assert read_stream(path).equals(table.replace_schema_metadata(None))
+    assert read_meta(path) == meta
