@@ -1,5 +1,9 @@
 """Oracle speed on small inputs, where the t0 candidates — not the data — cost the time.
 
+Run it on its own (``nox -s bench -- oracle.small``) for the small-input session (C1 JIT only,
+``rsp_sdk.oracle.spark.SMALL_JAVA_OPTIONS``); after another oracle benchmark in the same process
+it reuses that benchmark's session, and says so in its Spark start row.
+
 Printed, never asserted. Targets (issue 17, "Small inputs"): a 6-triple stream with all 2,001
 t0 candidates ≤ 1 s warm; CSRBench Q1–Q7 × 3 profiles, all t0, ≤ 20 s including Spark start;
 the 350-triple YABench WindowFactoryTest stream with all 60,001 t0 candidates ≤ 2 s warm.
@@ -16,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks import Result, bench
-from benchmarks.bench_oracle import CSRBENCH, SHARED, SLIDES, WINDOWS, _spark
+from benchmarks.bench_oracle import _STARTED, CSRBENCH, SHARED, SLIDES, WINDOWS
 from rsp_sdk.model.profile import Profile, ReportPolicy, T0Policy, Tick
 
 WFT = (
@@ -89,8 +93,8 @@ def small() -> list[Result]:
     from rsp_sdk.query import parse_rspql
     from rsp_sdk.streams.generators.rooms import RoomsParams, generate_rooms
 
-    spark, spark_s = _spark()
-    results = _show([Result("Spark start", spark_s, "s", note=_cds(spark))])
+    spark, spark_s = _small_spark()
+    results = _show([Result("Spark start", spark_s, "s", note=f"{_cds(spark)}; {_jit(spark)}")])
 
     rooms, _ = generate_rooms(RoomsParams(description=SIX))
     rooms_q = parse_rspql(ROOMS)
@@ -105,6 +109,26 @@ def small() -> list[Result]:
     if CSRBENCH.exists():
         results += _show(_csrbench_all_t0(spark, spark_s))
     return results
+
+
+def _small_spark(master: str = "local[2]") -> tuple[Any, float]:
+    """The session as a process started for small inputs has it (``get_spark(small=True)``:
+    ``plan_jobs`` starts it so for a stream under ``SMALL_ROWS`` rows), and the time its start
+    took; a session already started by another benchmark of the process is reused as it is."""
+    from rsp_sdk.oracle.spark import get_spark
+
+    started = time.perf_counter()
+    spark = get_spark(master, partitions=2, small=True)
+    spark.range(1).collect()
+    return spark, _STARTED.setdefault(master, time.perf_counter() - started)
+
+
+def _jit(spark: Any) -> str:
+    """Which JIT the driver JVM runs: the small figures are the C1-only session's."""
+    options = spark.sparkContext.getConf().get("spark.driver.extraJavaOptions", "") or ""
+    if "TieredStopAtLevel=1" in options:
+        return "C1 JIT only (a session for small inputs)"
+    return "full tiered JIT (a session started for large inputs: not a small-input session)"
 
 
 def _cds(spark: Any) -> str:

@@ -69,3 +69,17 @@ def test_the_dumping_run_queries_parse() -> None:
 
     parsed = [parse_rspql(q) for q in cds.workload_queries()]
     assert [len(p.windows) for p in parsed] == [1, 1, 1]
+
+
+def test_small_input_sessions_compile_with_c1_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JIT options besides CDS: C1 only for a session started for small inputs, none for
+    others (large inputs want C2's code), and ``RSP_SPARK_JAVA_OPTIONS`` replaces both."""
+    from rsp_sdk.oracle import spark
+
+    monkeypatch.delenv(spark.JAVA_OPTIONS_ENV, raising=False)
+    assert spark.java_options(small=True) == "-XX:TieredStopAtLevel=1"
+    assert spark.java_options(small=False) == ""
+    monkeypatch.setenv(spark.JAVA_OPTIONS_ENV, "")
+    assert spark.java_options(small=True) == ""
+    monkeypatch.setenv(spark.JAVA_OPTIONS_ENV, " -XX:+UseSerialGC ")
+    assert spark.java_options(small=False) == "-XX:+UseSerialGC"

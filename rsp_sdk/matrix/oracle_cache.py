@@ -98,6 +98,7 @@ class OracleCache:
                 evaluator=self.evaluator,
                 spark_master=self.spark_master,
                 shared=self._shared_work(stream_sha256, statics),
+                small_session=False,  # the session goes on to serve every stream of the run
             )
             table, t0_classes = job.run_classes()
             inputs: dict[str, Any] = {

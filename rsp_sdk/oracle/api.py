@@ -20,7 +20,7 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.stream import STREAM_METADATA_KEY, STREAM_SCHEMA, StreamMeta
-from rsp_sdk.oracle.job import Choice, OracleJob, SharedWork, choose_evaluator
+from rsp_sdk.oracle.job import SMALL_ROWS, Choice, OracleJob, SharedWork, choose_evaluator
 from rsp_sdk.oracle.s2r import t0_candidates
 from rsp_sdk.query import load_query
 from rsp_sdk.query.sparql import parse_select
@@ -83,6 +83,7 @@ def plan_job(
     time_unit_ms: int | None = None,
     spark_master: str | None = None,
     shared: SharedWork | None = None,
+    small_session: bool | None = None,
 ) -> OracleJob:
     """Everything but running: inputs read, reports enumerated, evaluator chosen.
 
@@ -93,6 +94,7 @@ def plan_job(
     is used, started on ``spark_master`` (default ``local[*]``) once every input has been checked.
     ``shared``: work shared with other jobs over the same stream content and static data (see
     ``plan_jobs``); the caller vouches for that sameness (the matrix keys it by the stream's hash).
+    ``small_session``: see ``plan_jobs``.
     """
     (job,) = plan_jobs(
         stream,
@@ -106,6 +108,7 @@ def plan_job(
         time_unit_ms=time_unit_ms,
         spark_master=spark_master,
         shared=shared,
+        small_session=small_session,
     )
     return job
 
@@ -123,12 +126,16 @@ def plan_jobs(
     time_unit_ms: int | None = None,
     spark_master: str | None = None,
     shared: SharedWork | None = None,
+    small_session: bool | None = None,
 ) -> list[OracleJob]:
     """``plan_job`` for many (query, profile) pairs over one stream and static graph.
 
     The stream and static data are read and checked once, every pair is checked before Spark
     starts, and the jobs share their work (``SharedWork``): profiles that need the same window
     contents of the same query get its relations computed once. Run the jobs in any order.
+    ``small_session``: whether a session this call starts is tuned for small inputs
+    (``spark.SMALL_JAVA_OPTIONS``); None: if the stream has fewer than ``SMALL_ROWS`` rows. A
+    caller whose session goes on to serve other, larger inputs (the matrix) passes False.
     """
     from rsp_sdk.oracle.spark import get_spark
 
@@ -138,7 +145,9 @@ def plan_jobs(
     planned = [
         _plan(table, unit, static_table, q, p, explicit, evaluator, params) for q, p in combos
     ]
-    session = spark if spark is not None else get_spark(spark_master)
+    if small_session is None:
+        small_session = table.num_rows < SMALL_ROWS
+    session = spark if spark is not None else get_spark(spark_master, small=small_session)
     shared = shared if shared is not None else SharedWork()
     return [
         OracleJob(
