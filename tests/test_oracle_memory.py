@@ -107,3 +107,40 @@ def test_an_eager_plan_within_the_limit_holds_the_representatives_only(
     assert len(reps) == 500  # two per element's millisecond within the slide
     assert sorted(set(reports.column("t0").to_pylist())) == reps
     assert reports.num_rows < every.num_rows
+
+
+def test_driver_rows_are_the_keyed_elements_of_the_spark_path() -> None:
+    """``driver_rows`` (small inputs, no Spark job) puts each element under exactly the needed
+    closes kc with kc − ω_w ≤ t < kc, as ``_keyed_elements`` explodes them in Spark; checked
+    against that definition written out element by element, with two window ranges."""
+    from rsp_sdk.oracle.job import driver_rows
+
+    rng = np.random.default_rng(7)
+    n = 150
+    t = np.sort(rng.integers(0, 5_000, n))
+    ranges = rng.choice([1_000, 2_000], n)
+    source = pa.table(
+        {
+            "idx": np.arange(n),
+            "t": t,
+            **{c: rng.integers(0, 9, n) for c in ("s", "p", "o")},
+            "w": pa.array(rng.integers(0, 2, n), pa.int32()),
+            "range": ranges,
+        }
+    )
+    closes = rng.choice(np.arange(0, 8_000, 7), 150)
+    events = pa.table({c: closes[:50] for c in ("kc", "kb", "kr", "kbb", "krb")})
+    out = driver_rows(source, events, closes)
+    kind = out.column("kind").to_numpy()
+    got = sorted(
+        zip(
+            out.column("kc").to_numpy()[kind == 0].tolist(),
+            out.column("idx").filter(pa.array(kind == 0)).to_pylist(),
+            strict=True,
+        )
+    )
+    want = sorted(
+        (int(c), i) for c in np.unique(closes) for i in range(n) if c - ranges[i] <= t[i] < c
+    )
+    assert got == want and len(want) > 500
+    assert out.filter(pa.array(kind == 1)).column("kb").to_pylist() == closes[:50].tolist()

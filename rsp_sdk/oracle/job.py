@@ -45,8 +45,10 @@ from rsp_sdk.oracle.bindings import bindings_from_columns, bindings_from_terms
 from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
 from rsp_sdk.oracle.r2r.fragment import (
     ANY_WINDOW,
+    STATIC,
     Aggregate,
     NotInFragment,
+    Pattern,
     SqlPlan,
     analyze,
     monotone_core,
@@ -84,6 +86,10 @@ class Choice:
     # the inner pattern leaves out filters outside the SQL fragment: a solution counts only if
     # the query, evaluated by pyoxigraph on that solution's own triples, answers
     check_solutions: bool = False
+    # the query is a function of the inner pattern's kept solutions alone (``monotone_core``,
+    # every pattern variable projected): the window groups need only the elements those
+    # solutions are made of (``OracleJob._support_rows``)
+    support: bool = False
 
 
 def choose_evaluator(
@@ -159,6 +165,7 @@ def _outside_fragment(
         f"{reason}; pyoxigraph evaluates only where the monotone core gains a solution",
         inner=inner,
         check_solutions=bool(residual),
+        support=True,
     )
 
 
@@ -267,6 +274,8 @@ class OracleJob:
         # (``OxConfig.compact``)
         self._compacted = False
         self._evaluated: pa.Table | None = None
+        # with ``Choice.support``: mixed (s, p, o) ids of the kept solutions' stream triples
+        self._support: np.ndarray | None = None
 
     @property
     def all_reports(self) -> pa.Table:
@@ -448,15 +457,22 @@ class OracleJob:
         return exploded.join(F.broadcast(keys), "kc", "left_semi")
 
     # -- evaluators ---------------------------------------------------------------------------
-    def _relations_oxigraph(self, elems: DataFrame, events: pa.Table) -> pa.Table:
+    def _relations_oxigraph(self, events: pa.Table) -> pa.Table:
         """pyoxigraph per window group: in Spark's Python workers, or on the driver when the
         input is small (``DRIVER_ROWS``)."""
-        cfg, static_bytes = self._ox_config()
+        cfg, static_bytes = self._ox_config()  # first: it finds the change points and support
         if self._compacted and cfg.change_points is not None:
             events = evaluated_events(events, cfg.change_points)
+        source = self._support_rows()
+        if source is None:
+            source = self._encoded(self._relevant_rows())
+            elems = self._keyed_elements(self._rows())
+        else:
+            elems = self._keyed_elements(self._scan("support", source))
+        if source.num_rows < DRIVER_ROWS:
+            rows = driver_rows(source, events, self.reports.column("kc").to_numpy())
+            return self._oxigraph_on_driver(rows, cfg, static_bytes)
         rows = self._ox_rows(elems, self._df(events))
-        if self._relevant_rows().num_rows < DRIVER_ROWS:
-            return self._oxigraph_on_driver(rows.toArrow(), cfg, static_bytes)
         bc = self.spark.sparkContext.broadcast(static_bytes)
         cfg = replace(cfg, terms_file=self.terms.share(self.spark, self._workdir()))
 
@@ -481,11 +497,14 @@ class OracleJob:
             rows = rows.set_column(rows.schema.get_field_index(c), c, terms.take(rows.column(c)))
         rows = rows.sort_by("kc")
         store = static_store(static_bytes)
+        # few elements per group (only the support's): groups of other t0 classes often load
+        # the same ones, so their solutions are looked up rather than queried again
+        memo: dict[Any, Any] | None = {} if self._support is not None else None
         kc = rows.column("kc").to_numpy()
         starts = np.flatnonzero(np.r_[True, kc[1:] != kc[:-1]]) if len(kc) else kc
         ends = np.r_[starts[1:], len(kc)] if len(kc) else kc
         parts = [
-            evaluate_group(rows.slice(a, b - a), cfg, lambda: static_bytes, store)
+            evaluate_group(rows.slice(a, b - a), cfg, lambda: static_bytes, store, memo)
             for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
         ]
         return pa.concat_tables(parts) if parts else OUTPUT_SCHEMA.empty_table()
@@ -575,21 +594,64 @@ class OracleJob:
         matches = self._run_sql(compiled, content=self._window_content())
         col, unit = self._event_key()
         ek = F.col(col) if unit is None else F.ceil(F.col(col) / F.lit(unit)).cast("long") * unit
-        if not self.choice.check_solutions:
+        if not self.choice.check_solutions and not self.choice.support:
             keys = matches.select(ek.alias("ek")).distinct().toArrow()
             return frozenset(int(v) for v in keys.column("ek").to_pylist())
         found = matches.select(ek.alias("ek"), "ids").distinct().toArrow()
         ids = found.column("ids").combine_chunks()
         names = [v for v, _ in inner.projection]
-        keep = kept_solutions(
-            inner.patterns,
-            names,
-            [self.terms.decode(pc.list_element(ids, k)) for k in range(len(names))],
-            sparql=self.query.sparql,
-            base_iri=self.query.base_iri,
-            window_names=[w.name for w in self.query.windows] if self.query.window_graphs else None,
-        )
+        keep = np.ones(found.num_rows, dtype=np.bool_)
+        if self.choice.check_solutions:
+            keep = kept_solutions(
+                inner.patterns,
+                names,
+                [self.terms.decode(pc.list_element(ids, k)) for k in range(len(names))],
+                sparql=self.query.sparql,
+                base_iri=self.query.base_iri,
+                window_names=(
+                    [w.name for w in self.query.windows] if self.query.window_graphs else None
+                ),
+            )
+        if self.choice.support:
+            self._support = self._support_keys(inner.patterns, names, ids.filter(pa.array(keep)))
         return frozenset(int(v) for v in found.column("ek").filter(pa.array(keep)).to_pylist())
+
+    def _support_keys(self, patterns: list[Pattern], names: list[str], ids: pa.Array) -> np.ndarray:
+        """Mixed (s, p, o) ids (``_mixed``) of the stream triples the kept solutions' window
+        patterns instantiate to."""
+        column = {
+            v: pc.list_element(ids, k).to_numpy(zero_copy_only=False) for k, v in enumerate(names)
+        }
+        n = len(ids)
+        parts = []
+        for pat in patterns:
+            if pat.graph == STATIC:
+                continue
+            spo = [
+                column[node.var]
+                if node.var is not None
+                else np.full(n, self.terms.id_of(node.const or ""), dtype=np.int64)
+                for node in (pat.s, pat.p, pat.o)
+            ]
+            parts.append(_mixed(spo))
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
+
+    def _support_rows(self) -> pa.Table | None:
+        """The encoded relevant rows whose triple some kept solution of the monotone core is
+        made of (None: no ``Choice.support``), after ``_change_points``.
+
+        The query is a function of the solutions of that core that pass every filter
+        (``monotone_core``), and each such solution in a window is one the temporal join found
+        and the witness kept, made of triples the window holds: the window's content cut down
+        to these triples has exactly the same solutions, so pyoxigraph gives the same result
+        from it. On ren16 Q3 (REGEX on the observation) the window groups then load the few
+        triples of matching observations instead of every element, ~1 000 per group over
+        501 t0 classes. A collision of the mixed ids only keeps an element more."""
+        if self._support is None:
+            return None
+        rows = self._encoded(self._relevant_rows())
+        keys = _mixed([rows.column(c).to_numpy(zero_copy_only=False) for c in ("s", "p", "o")])
+        return rows.filter(pa.array(np.isin(keys, self._support)))
 
     def _repeats(self, columns: list[str]) -> bool:
         """Whether some (w,) s, p, o may occur twice among the relevant rows.
@@ -601,11 +663,7 @@ class OracleJob:
         rows = self._encoded(self._relevant_rows()).select(columns)
         if rows.num_rows < 2:
             return False
-        key = np.zeros(rows.num_rows, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            for c in columns:
-                ids = rows.column(c).to_numpy(zero_copy_only=False).astype(np.uint64)
-                key = key * np.uint64(0x9E3779B97F4A7C15) + ids
+        key = _mixed([rows.column(c).to_numpy(zero_copy_only=False) for c in columns])
         # sorted in place, a repeat is two equal neighbours: Arrow's hash count of random
         # 64-bit keys took ~400 bytes a row (~5 GB of driver memory at 21 M triples)
         key.sort()
@@ -744,8 +802,7 @@ class OracleJob:
             return self.shared.relations_of(self._share_key(), self._relations_sql)
         columns = ["kc", "kb", "kr", "kbb", "krb"]
         events = self.reports.select(columns).group_by(columns).aggregate([])
-        elems = self._keyed_elements(self._rows())
-        table = self._relations_oxigraph(elems, events)
+        table = self._relations_oxigraph(events)
         # with ``compact`` only evaluated events have rows (null terms: no solution)
         self._evaluated = table.select(["kc", "kb", "kr"])
         table = table.filter(pc.is_valid(table.column("terms")))
@@ -859,6 +916,56 @@ def evaluated_events(events: pa.Table, change_points: frozenset[int]) -> pa.Tabl
     key = np.where(kr >= s2r.INF, kb - 1, kr)  # as ``oxigraph._key``: the row or the time
     points = np.fromiter(change_points, dtype=np.int64, count=len(change_points))
     return events.filter(pa.array(first | np.isin(key, points)))
+
+
+def driver_rows(source: pa.Table, events: pa.Table, closes: np.ndarray) -> pa.Table:
+    """What ``_ox_rows`` gives for ``_keyed_elements(source)``, built on the driver: each
+    element (kind 0) under every needed close kc with kc − ω_w ≤ t < kc, then the events
+    (kind 1). A small input's groups are evaluated on the driver anyway (``DRIVER_ROWS``), and
+    the Spark job that only exploded and collected them cost ~7 s of ren16 Q3's judging on a
+    loaded machine."""
+    kc = np.unique(closes)
+    t = source.column("t").to_numpy(zero_copy_only=False)
+    ranges = source.column("range").to_numpy(zero_copy_only=False)
+    order = np.argsort(t, kind="stable")
+    pos_parts, kc_parts = [], []
+    for r in np.unique(ranges):
+        rows = order[ranges[order] == r]  # this range's rows, by t
+        lo = np.searchsorted(t[rows], kc - r, "left")
+        hi = np.searchsorted(t[rows], kc, "left")
+        counts = hi - lo
+        offsets = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+        pos_parts.append(rows[np.arange(int(counts.sum())) + offsets])
+        kc_parts.append(np.repeat(kc, counts))
+    pos = np.concatenate(pos_parts) if pos_parts else np.zeros(0, dtype=np.int64)
+    elems = source.take(pa.array(pos, pa.int64()))
+    n, m = len(pos), events.num_rows
+    null = pa.nulls
+    columns = {
+        "kind": pa.array(np.zeros(n, dtype=np.int32)),
+        "kc": pa.array(np.concatenate(kc_parts) if kc_parts else pos, pa.int64()),
+        "w": elems.column("w").cast(pa.int32()),
+        **{c: elems.column(c).cast(pa.int64()) for c in ("idx", "t", "s", "p", "o")},
+        **{c: null(n, pa.int64()) for c in ("kb", "kr", "kbb", "krb")},
+    }
+    marks = {
+        "kind": pa.array(np.ones(m, dtype=np.int32)),
+        "kc": events.column("kc").cast(pa.int64()),
+        "w": null(m, pa.int32()),
+        **{c: null(m, pa.int64()) for c in ("idx", "t", "s", "p", "o")},
+        **{c: events.column(c).cast(pa.int64()) for c in ("kb", "kr", "kbb", "krb")},
+    }
+    return pa.concat_tables([pa.table(columns), pa.table(marks)])
+
+
+def _mixed(columns: list[np.ndarray]) -> np.ndarray:
+    """One uint64 per row from its int64 ids, mixed by multiply-add (wrapping): equal rows give
+    equal keys; different rows almost never do."""
+    key = np.zeros(len(columns[0]) if columns else 0, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for ids in columns:
+            key = key * np.uint64(0x9E3779B97F4A7C15) + np.asarray(ids).astype(np.uint64)
+    return key
 
 
 def _spark_type(t: pa.DataType) -> str:

@@ -87,11 +87,15 @@ def evaluate_group(
     cfg: OxConfig,
     static_nt: Callable[[], bytes | None],
     store: ox.Store | None = None,
+    memo: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[str | None, ...]]] | None = None,
 ) -> pa.Table:
     """Evaluate the query at every event of one window group (see module docstring).
 
     ``store``: the caller's own store holding the static data (the driver, whose threads must
     not share the process-wide one); by default the worker's, cached by the static digest.
+    ``memo``: solutions by loaded content ((idx, w) of the elements in the store), shared by
+    the groups of one job on one store: the t0 classes' windows over few elements
+    (``OracleJob._support_rows``) often hold the same ones.
     """
     store = store if store is not None else _store(cfg, static_nt)
     kind = table.column("kind")
@@ -138,6 +142,15 @@ def evaluate_group(
         nonlocal cache
         if cache is not None and cache[0] == loaded:
             return cache[1]
+        key = (tuple(idxs[:loaded]), tuple(ws[:loaded])) if memo is not None else None
+        hit = memo.get(key) if memo is not None and key is not None else None
+        out = hit if hit is not None else query()
+        if memo is not None and key is not None and hit is None:
+            memo[key] = out
+        cache = (loaded, out)
+        return out
+
+    def query() -> list[tuple[str | None, ...]]:
         out: list[tuple[str | None, ...]] = []
         results = cast(ox.QuerySolutions, store.query(cfg.sparql, **query_kwargs))
         for sol in results:
@@ -150,7 +163,6 @@ def evaluate_group(
                     text = str(term)
                     row.append(restore.get(text, text))
             out.append(tuple(row))
-        cache = (loaded, out)
         return out
 
     changes = cfg.change_points
