@@ -2,6 +2,9 @@
 
     python docs/engines/evidence/rspjs_window_replay.py RESULTS/cells/<key> RESULTS [--oracle]
 
+(CityBench cells with their static data, ren16's multi-stream cells without: the stream is
+the cell's own ``inputs/<stream_sha256>.parquet``.)
+
 It shares no code with the SDK's oracle, judge or adapter: the cell's stream slice, static data
 and query (``config.json``'s SPARQL body, windows as ``GRAPH``) are evaluated by pyoxigraph.
 
@@ -48,9 +51,15 @@ class Cell:
         self.cell = cell
         self.results = results
         self.spec = config["query"]["spec"]
-        static = ox.parse(path=str(cell / "static.nt"), format=ox.RdfFormat.N_TRIPLES)
-        self.static = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in static]
-        (inputs,) = glob.glob(str(results / "inputs" / "*.parquet"))
+        self.static: list[ox.Quad] = []
+        if (cell / "static.nt").exists():  # ren16's streams cells have no static data
+            static = ox.parse(path=str(cell / "static.nt"), format=ox.RdfFormat.N_TRIPLES)
+            self.static = [
+                ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in static
+            ]
+        # the cell's own stream: RESULTS/inputs/ holds one file per stream of the spec
+        self.sha = json.loads((cell / "cell.json").read_text())["stream_sha256"]
+        inputs = results / "inputs" / f"{self.sha}.parquet"
         self.rows: dict[tuple[str, int], list[Triple]] = {}
         for r in pd.read_parquet(inputs).itertuples():
             s = ox.BlankNode(r.s[2:]) if r.s.startswith("_:") else ox.NamedNode(r.s[1:-1])
@@ -174,7 +183,8 @@ def oracle(cell: Cell) -> None:
     lead = wins[0]["range_ms"] - wins[0]["step_ms"]
     for d in glob.glob(str(cell.results / "expected" / "*")):
         inputs = json.loads(Path(d, "inputs.json").read_text())
-        if inputs["query"] == cell.spec["name"] and inputs["profile"] == "rspjs":
+        same_stream = inputs["stream_sha256"] == cell.sha
+        if inputs["query"] == cell.spec["name"] and inputs["profile"] == "rspjs" and same_stream:
             expected = pd.read_parquet(Path(d, "expected.parquet"))
     expected = expected[expected.t0_ms == -lead]
     rng, step = wins[0]["range_ms"], wins[0]["step_ms"]
