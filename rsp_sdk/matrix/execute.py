@@ -317,7 +317,16 @@ def _judge(
             raise KeyboardInterrupt from exc
         out["verdict"] = "not_judged"
         out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"
+        if oracle.session_died():  # the next cell gets a new session (a rerun re-judges this)
+            out["reason"] = f"judging failed: {DEAD_JVM} ({type(exc).__name__})"
     return out
+
+
+#: why a judgement failed when the oracle's JVM died under it (the cause seen so far: its heap)
+DEAD_JVM = (
+    "the oracle's Spark JVM died (most likely out of heap: RSP_SPARK_DRIVER_MEMORY, "
+    "default 4g, sets it); the next cell starts a new session"
+)
 
 
 def _judge_instances(

@@ -54,6 +54,18 @@ class OracleCache:
         # runs a stream's cells together, and a stream's relations can be large)
         self._shared: tuple[tuple[str, tuple[str, ...]], Any] | None = None
 
+    def session_died(self) -> bool:
+        """True when the oracle's Spark JVM died (its OutOfMemoryError, a kill) during the last
+        judgement; the dead session and the work shared through it are then dropped, so the
+        next judgement starts a new session instead of failing at once like every later one."""
+        from rsp_sdk.oracle.spark import forget_dead_session
+
+        if not forget_dead_session():
+            return False
+        with self._lock:
+            self._shared = None  # its DataFrames belonged to the dead session
+        return True
+
     def _key_lock(self, key: str) -> threading.Lock:
         with self._lock:
             return self._keys.setdefault(key, threading.Lock())

@@ -137,9 +137,15 @@ def _launch(builder: Any, *, quiet: bool = False) -> Any:
         if log is not None and log.exists() and not quiet:
             sys.stderr.write(log.read_text(errors="replace")[-4000:])
         raise
-    if threading.current_thread() is threading.main_thread():
+    if threading.current_thread() is threading.main_thread() and not _is_ours(handler):
         signal.signal(signal.SIGINT, _on_sigint(handler))
     return spark
+
+
+def _is_ours(handler: Any) -> bool:
+    """A session started again after a dead one (``forget_dead_session``) keeps the handler
+    already installed instead of wrapping it in a second one."""
+    return bool(getattr(handler, "rsp_oracle", False))
 
 
 #: Set by Ctrl-C while a session is up (the handler below). A Spark action cancelled by it fails
@@ -165,6 +171,7 @@ def _on_sigint(previous: Any) -> Any:
         elif previous != signal.SIG_IGN:
             raise KeyboardInterrupt
 
+    handler.rsp_oracle = True  # type: ignore[attr-defined]
     return handler
 
 
@@ -239,6 +246,40 @@ def _jvm_stderr(log: Path | None) -> Iterator[None]:
 def _remove(path: Path) -> None:
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+def forget_dead_session() -> bool:
+    """True when the process's Spark JVM has died (killed, or exited on an OutOfMemoryError by
+    Spark's uncaught-exception handler); the dead session is then forgotten and its process
+    reaped, so the next ``get_spark`` starts a new one.
+
+    Why: PySpark keeps the dead gateway, and every later call fails at once
+    (``ConnectionRefusedError``) — a long-running caller such as the matrix would record every
+    later judgement as failed. False (nothing done) while the JVM runs or no session exists."""
+    if "pyspark" not in sys.modules:
+        return False
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+    from pyspark.sql.context import SQLContext
+
+    with _LOCK:
+        sc, gateway = SparkContext._active_spark_context, SparkContext._gateway
+        proc = getattr(gateway, "proc", None)
+        if sc is None or gateway is None or proc is None or proc.poll() is None:
+            return False  # (poll() also reaps a JVM that has exited)
+        with contextlib.suppress(Exception):  # its sockets; the JVM end is gone
+            gateway.shutdown()
+        server = getattr(sc, "_accumulatorServer", None)
+        if server is not None:
+            server.shutdown()
+        sc._jsc = None
+        SparkContext._active_spark_context = None
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        SparkSession._instantiatedSession = None
+        SparkSession._activeSession = None
+        SQLContext._instantiatedContext = None
+        return True
 
 
 def stop_spark() -> None:
