@@ -47,7 +47,7 @@ def test_search_doubles_then_bisects_to_the_threshold() -> None:
 
 
 def test_a_probe_is_sustained_only_when_fed_in_time_and_correct() -> None:
-    ok = {"key": "k", "state": "ok", "verdict": "correct", "rate_achieved": 950.0}
+    ok = {"key": "k", "state": "ok", "verdict": "correct", "rate_achieved": 950.0, "relations": 3}
     assert sustained({**ok, "latency_ms_max": 200.0}, 1000, 1000, 0.9).sustained
     slow = sustained({**ok, "rate_achieved": 600.0}, 1000, 1000, 0.9)
     assert not slow.sustained and "feeder reached 600 of 1000" in slow.why
@@ -57,6 +57,14 @@ def test_a_probe_is_sustained_only_when_fed_in_time_and_correct() -> None:
     assert not wrong.sustained and wrong.why == "verdict incorrect"
     crashed = sustained({"state": "failed", "reason": "boom"}, 1000, 1000, 0.9)
     assert not crashed.sustained and crashed.why == "failed: boom"
+    # specruns12: CQELS fed at a rate answered nothing, was not judged, and "sustained"
+    unjudged = {**ok, "verdict": "not_judged", "reason": "fed off real time"}
+    blind = sustained(unjudged, 1000, 1000, 0.9)
+    assert not blind.sustained and blind.why == "verdict not_judged (fed off real time)"
+    silent = sustained({**ok, "relations": 0}, 1000, 1000, 0.9)
+    assert not silent.sustained and silent.why == "no window answered"
+    # a spec that asks for no verdict: in time and answering is enough
+    assert sustained({**unjudged, "latency_ms_max": 200.0}, 1000, 1000, 0.9, judged=False).sustained
 
 
 def test_the_warm_up_windows_are_left_out_of_the_step_rule_and_listed() -> None:

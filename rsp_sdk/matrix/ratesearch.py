@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from rsp_sdk.matrix.execute import needs_judging
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.metrics import window_latencies
 from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, _cells_for, select
@@ -115,18 +116,28 @@ def sustained(
     min_achieved: float,
     windows: list[tuple[str, int, float, float]] | None = None,
     warmup: int = 0,
+    *,
+    judged: bool = True,
 ) -> Probe:
     """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?
 
     ``windows`` are the cell's answered windows (``metrics.window_latencies``); the first
     ``warmup`` of each query are left out of the STEP rule and listed in the probe. Without
-    them (no run directory) the row's ``latency_ms_max`` over every window decides."""
+    them (no run directory) the row's ``latency_ms_max`` over every window decides. ``judged``:
+    the spec asks for a verdict, and then only a correct one sustains — a probe the oracle
+    could not judge shows nothing about correctness. A probe without a single answered window
+    never sustains either: nothing shows the engine kept up (CQELS fed at a rate answered
+    nothing, and such probes made the feeder's ceiling its Rate_max)."""
     key = row.get("key")
     if row.get("state") != "ok":
         why = f"{row.get('state')}: {row.get('reason') or 'no reason given'}"
         return Probe(rate=rate, sustained=False, why=why, key=key)
-    if row.get("verdict") in ("incorrect", "no_output"):
-        return Probe(rate=rate, sustained=False, why=f"verdict {row['verdict']}", key=key)
+    verdict = row.get("verdict")
+    if verdict in ("incorrect", "no_output") or (judged and verdict != "correct"):
+        why = f"verdict {verdict}" + (f" ({row['reason']})" if row.get("reason") else "")
+        return Probe(rate=rate, sustained=False, why=why, key=key)
+    if not (windows if windows is not None else row.get("relations")):
+        return Probe(rate=rate, sustained=False, why="no window answered", key=key)
     achieved = row.get("rate_achieved")
     if achieved is None or achieved < min_achieved * rate:
         got = "nothing" if achieved is None else f"{achieved:.0f}"
@@ -253,8 +264,10 @@ def run_searches(
             if cell.state is not CellState.PLANNED:
                 return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
             row = store.done(cell.key) or run_one(cell)
+            windows = _windows(store, row)
+            judged = needs_judging(cell)
             return sustained(
-                row, rate, s, cfg.min_achieved, _windows(store, row), cfg.warmup_windows
+                row, rate, s, cfg.min_achieved, windows, cfg.warmup_windows, judged=judged
             )
 
         probes: list[Probe] = []
