@@ -245,6 +245,60 @@ def monotone_core(
     return plan, residual
 
 
+# aggregates whose value depends on the multiset of solutions only, never on the order in which
+# pyoxigraph meets them (SUM/AVG of floats round by order; GROUP_CONCAT and a SAMPLE of a
+# non-key pick by order)
+_ORDER_FREE_AGGS = {"Aggregate_Count", "Aggregate_Min", "Aggregate_Max"}
+# modifiers over the solutions that keep the result a function of the solution multiset
+_OVER_SOLUTIONS = {"Distinct", "Reduced", "Project", "OrderBy", "Extend", "Filter"}
+
+
+def solution_core(query: QuerySpec, algebra: Any, *, has_static: bool) -> SqlPlan | None:
+    """The BGP and in-fragment filters of a query whose result is a function of the multiset
+    of its pattern's solutions that pass every filter, taken in any order — or None.
+
+    Above the pattern: projection, DISTINCT, ORDER BY, BIND and HAVING (pure expressions), a
+    GROUP BY with COUNT, MIN, MAX or SAMPLE of a key (ren16 Q2). Not LIMIT/OFFSET, other
+    aggregates, OPTIONAL, UNION, EXISTS, …: their result depends on more than that multiset.
+    Filters outside the SQL fragment are left out of the core, so its solutions are a superset
+    of those that pass: the triples they are made of hold every solution a window can have
+    (``OracleJob._support_rows``), which is all this core is for — not change points.
+    """
+    node = algebra["p"] if algebra.name == "SelectQuery" else algebra
+    while node.name in _OVER_SOLUTIONS:
+        exprs = node["expr"] if node.name == "OrderBy" else [node.get("expr")]
+        if any(_impure(e) for e in exprs):
+            return None
+        node = node["p"]
+    if node.name == "AggregateJoin":
+        group = node["p"]
+        keys = {str(v) for v in (group.get("expr") or [])}
+        if group.name != "Group" or any(_impure(e) for e in group.get("expr") or []):
+            return None
+        for a in node["A"]:
+            key_sample = a.name == "Aggregate_Sample" and str(a["vars"]) in keys
+            if not (a.name in _ORDER_FREE_AGGS or key_sample) or _impure(a.get("vars")):
+                return None
+        node = group["p"]
+    plan = SqlPlan()
+    residual: list[Filter] = []
+    try:
+        _where(
+            node,
+            plan,
+            graph=STATIC if query.window_graphs else ANY_WINDOW,
+            query=query,
+            residual=residual,
+        )
+    except NotInFragment:
+        return None
+    if not plan.window_patterns or (not query.window_graphs and has_static):
+        return None
+    if any(_impure(f.expr) for f in residual):
+        return None
+    return plan
+
+
 def _impure(expr: Any) -> bool:
     if getattr(expr, "name", None) in _IMPURE:
         return True
