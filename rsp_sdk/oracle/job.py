@@ -72,6 +72,10 @@ from rsp_sdk.oracle.spark import for_small_inputs
 SMALL_ROWS = 100_000
 # below this many relevant elements, pyoxigraph evaluates the window groups on the driver
 DRIVER_ROWS = 20_000
+# below this many keyed rows (elements × the windows that need them), pyoxigraph's window
+# groups load every relevant element under window close: finding the support of a query's
+# pattern (``Choice.support``) is one more Spark job, which costs more than it saves there
+SUPPORT_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,7 @@ def _outside_fragment(
     where = (
         "evaluates only where the monotone core gains a solution"
         if content_change
-        else "loads only the triples of the monotone core's solutions"
+        else "loads only the triples of the monotone core's solutions (large windows)"
     )
     return Choice(
         "oxigraph",
@@ -195,7 +199,7 @@ def _support_only(query: QuerySpec, algebra: Any, has_static: bool, reason: str)
     )
     return Choice(
         "oxigraph",
-        f"{reason}; pyoxigraph loads only the triples of its pattern's solutions",
+        f"{reason}; pyoxigraph loads only the triples of its pattern's solutions (large windows)",
         inner=inner,
         support=True,
     )
@@ -621,7 +625,9 @@ class OracleJob:
         """
         inner = self.choice.inner
         content_change = ReportPolicy.CONTENT_CHANGE in self.profile.report
-        if inner is None or not (content_change or self.choice.support):
+        if inner is None:
+            return None
+        if not content_change and (not self.choice.support or self._keyed_rows() < SUPPORT_ROWS):
             return None
         compiled = compile_plan(inner, self.terms.id_of, temporal=True, omega=self.geom.omega)
         matches = self._run_sql(compiled, content=self._window_content())
@@ -650,6 +656,19 @@ class OracleJob:
         if not content_change:  # the support only: every report is evaluated
             return None
         return frozenset(int(v) for v in found.column("ek").filter(pa.array(keep)).to_pylist())
+
+    def _keyed_rows(self) -> int:
+        """How many (element, close) rows the window groups of the needed closes hold: each
+        relevant element of window w under every close kc with kc − ω_w ≤ t < kc."""
+        rows = self._relevant_rows()
+        t = rows.column("t").to_numpy(zero_copy_only=False)
+        ranges = rows.column("range").to_numpy(zero_copy_only=False)
+        kc = np.unique(self.reports.column("kc").to_numpy())
+        total = 0
+        for r in np.unique(ranges):
+            ts = np.sort(t[ranges == r])
+            total += int((np.searchsorted(ts, kc, "left") - np.searchsorted(ts, kc - r)).sum())
+        return total
 
     def _support_keys(self, patterns: list[Pattern], names: list[str], ids: pa.Array) -> np.ndarray:
         """Mixed (s, p, o) ids (``_mixed``) of the stream triples the kept solutions' window
