@@ -45,6 +45,17 @@ JAVA_OPTIONS_ENV = "RSP_SPARK_JAVA_OPTIONS"
 SMALL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
+#: Always among the driver JVM's options, whatever ``JAVA_OPTIONS_ENV`` says. In local mode
+#: Spark installs no uncaught-exception handler: an OutOfMemoryError in a task thread exits
+#: the JVM (the executor's own handler), but one in any other thread only ends that thread.
+#: YABench E3 at 200 stations (specruns12) ran out of heap in "task-result-getter-0"
+#: deserialising a task's result: the job then waited forever for a result nobody would
+#: deliver, toArrow with it, at 0 % CPU. Exiting turns that hang into the dead JVM the matrix
+#: already reports (``forget_dead_session``: the cell says the JVM died and how to raise the
+#: heap) and replaces.
+ALWAYS_JAVA_OPTIONS = "-XX:+ExitOnOutOfMemoryError"
+
+
 def java_options(*, small: bool) -> str:
     """The driver JVM's options besides class data sharing (``JAVA_OPTIONS_ENV``)."""
     return os.environ.get(JAVA_OPTIONS_ENV, SMALL_JAVA_OPTIONS if small else "").strip()
@@ -94,10 +105,8 @@ def get_spark(
             .config("spark.driver.memory", memory)
         )
         sharing = cds.java_options(memory)  # a faster cold start (class data sharing)
-        own = java_options(small=small)
-        options = f"{sharing} {own}".strip()
-        if options:
-            builder = builder.config("spark.driver.extraJavaOptions", options)
+        own = f"{ALWAYS_JAVA_OPTIONS} {java_options(small=small)}".strip()
+        builder = builder.config("spark.driver.extraJavaOptions", f"{sharing} {own}".strip())
         try:
             spark = _launch(builder, quiet=bool(sharing))
         except Exception:
