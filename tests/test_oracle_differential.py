@@ -290,15 +290,19 @@ def _support_stream() -> pa.Table:
         (4000, "s2", "p0", n[1]),
         (4000, "s0", "p0", n[2]),
     ]
-    table = stream_table(
+    meta = StreamMeta(producer="test", time_unit_ms=500)
+    return _named_rows(rows).replace_schema_metadata({b"rsp_sdk.stream": meta.to_bytes()})
+
+
+def _named_rows(rows: list[tuple[int, str, str, str]]) -> pa.Table:
+    """A test stream from (time, subject name, predicate name, object term) rows."""
+    return stream_table(
         "http://ex.org/streams/test",
         [r[0] for r in rows],
         [f"<{EX}{r[1]}>" for r in rows],
         [f"<{EX}{r[2]}>" for r in rows],
         [r[3] for r in rows],
     )
-    meta = StreamMeta(producer="test", time_unit_ms=500)
-    return table.replace_schema_metadata({b"rsp_sdk.stream": meta.to_bytes()})
 
 
 def test_window_groups_on_the_solutions_triples_agree_with_every_element(
@@ -447,13 +451,7 @@ def test_pyoxigraph_windows_match_rdflib(spark: Any) -> None:
         (3000, "s2", "p0", NUMBERS[6]),
         (3000, "s0", "p1", SUBJECTS[2]),
     ]
-    table = stream_table(
-        "http://ex.org/streams/test",
-        [r[0] for r in rows],
-        [f"<{EX}{r[1]}>" for r in rows],
-        [f"<{EX}{r[2]}>" for r in rows],
-        [r[3] for r in rows],
-    )
+    table = _named_rows(rows)
     sparql_body = "?x ex:p0 ?v . OPTIONAL { ?y ex:p1 ?x } MINUS { ?x ex:p2 ?any } FILTER(?v >= 1.0)"
     text = (
         f"PREFIX ex: <{EX}>\nSELECT ?x ?v ?y\n"

@@ -226,6 +226,15 @@ def monotone_core(
         ):
             return None
         node = node["p"]["p"]
+    return _pattern_plan(node, query, has_static=has_static)
+
+
+def _pattern_plan(
+    node: Any, query: QuerySpec, *, has_static: bool
+) -> tuple[SqlPlan, list[Filter]] | None:
+    """The SQL plan of a pattern (BGP and in-fragment filters) and its residual filters, or
+    None when the pattern leaves the fragment, reads no window, or a residual filter is impure
+    (the shared tail of ``monotone_core`` and ``solution_core``)."""
     plan = SqlPlan()
     residual: list[Filter] = []
     try:
@@ -280,23 +289,8 @@ def solution_core(query: QuerySpec, algebra: Any, *, has_static: bool) -> SqlPla
             if not (a.name in _ORDER_FREE_AGGS or key_sample) or _impure(a.get("vars")):
                 return None
         node = group["p"]
-    plan = SqlPlan()
-    residual: list[Filter] = []
-    try:
-        _where(
-            node,
-            plan,
-            graph=STATIC if query.window_graphs else ANY_WINDOW,
-            query=query,
-            residual=residual,
-        )
-    except NotInFragment:
-        return None
-    if not plan.window_patterns or (not query.window_graphs and has_static):
-        return None
-    if any(_impure(f.expr) for f in residual):
-        return None
-    return plan
+    found = _pattern_plan(node, query, has_static=has_static)
+    return None if found is None else found[0]
 
 
 def _impure(expr: Any) -> bool:
