@@ -94,6 +94,14 @@ class TermDictionary:
         out = self.terms.take(ids)
         return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
 
+    def decode_encoded(self, ids: pa.Array) -> pa.DictionaryArray:
+        """``ids`` as a dictionary array of their terms: each distinct id decoded once, and no
+        string copied per row (a solution repeated over windows repeats its ids)."""
+        encoded = pc.dictionary_encode(ids)
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        return pa.DictionaryArray.from_arrays(encoded.indices, self.decode(encoded.dictionary))
+
     def literals(self) -> pa.Table:
         """(id, term) of every literal: the rows the numeric/lexical value table is made of."""
         mask = pc.starts_with(self.terms, '"')

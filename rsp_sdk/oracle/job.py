@@ -41,7 +41,7 @@ from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.results import EXPECTED_SCHEMA
 from rsp_sdk.oracle import s2r
-from rsp_sdk.oracle.bindings import bindings_from_columns, bindings_from_terms
+from rsp_sdk.oracle.bindings import binding_codes, bindings_from_terms
 from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
 from rsp_sdk.oracle.r2r.fragment import (
     ANY_WINDOW,
@@ -457,8 +457,8 @@ class OracleJob:
             if k in compiled.text_positions:
                 columns.append(pc.list_element(texts, k))
             else:
-                columns.append(self.terms.decode(pc.list_element(ids, k)))
-        return bindings_from_columns(columns, list(self.query.variables))
+                columns.append(self.terms.decode_encoded(pc.list_element(ids, k)))
+        return binding_codes(columns, list(self.query.variables))
 
     def _distinct_df(self, columns: list[str]) -> DataFrame:
         """Distinct report columns as a DataFrame, deduplicated on the driver: the reports are

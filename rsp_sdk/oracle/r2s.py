@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.model.profile import R2S
+from rsp_sdk.oracle.bindings import binding_ids, plain_bindings
 
 
 def attach(relations: pa.Table, reports: pa.Table) -> pa.Table:
@@ -41,16 +42,10 @@ def apply_r2s(relations: pa.Table, r2s: R2S) -> pa.Table:
     # bindings joined as integer ids, not strings: the joins' hash tables then hold 8 bytes
     # per row, not a copy of each binding's text (gigabytes at 21 M triples)
     binding = relations.column("binding")
-    encoded = pc.dictionary_encode(binding.combine_chunks() if binding.num_chunks else binding)
-    if isinstance(encoded, pa.ChunkedArray):  # no chunk at all: an empty relation
+    if not binding.num_chunks:  # an empty relation
         return relations.select(["t0", "rank", "binding"])
-    keyed = pa.table(
-        {
-            "t0": relations.column("t0"),
-            "rank": relations.column("rank"),
-            "bid": encoded.indices.cast(pa.int64()),
-        }
-    )
+    bids, texts = binding_ids(binding.combine_chunks())
+    keyed = pa.table({"t0": relations.column("t0"), "rank": relations.column("rank"), "bid": bids})
     keys = ["t0", "rank", "bid"]
     cur = _distinct(keyed, keys)
     nxt = cur.set_column(1, "rank", pc.add(cur.column("rank"), 1))
@@ -62,7 +57,7 @@ def apply_r2s(relations: pa.Table, r2s: R2S) -> pa.Table:
         {
             "t0": out.column("t0"),
             "rank": out.column("rank"),
-            "binding": encoded.dictionary.take(out.column("bid")),
+            "binding": texts.take(out.column("bid")),
         }
     )
 
@@ -160,6 +155,12 @@ def finalize(
     emitted: pa.Table, reports: pa.Table, *, emits_empty: bool, skip_first: bool
 ) -> pa.Table:
     """Rows (t0, seq, t_app, open, close, n, binding), sorted; empty relations added."""
+    # the texts of the rows emitted (the relations may hold them dictionary-encoded)
+    emitted = emitted.set_column(
+        emitted.schema.get_field_index("binding"),
+        "binding",
+        plain_bindings(emitted.column("binding")),
+    )
     rep = reports.select(["t0", "rank", "t_app", "open", "close", "n"])
     if skip_first:
         rep = rep.filter(pc.greater(rep.column("rank"), 1))
@@ -224,18 +225,22 @@ def temporal_emissions(
     intervals: pa.Table, r2s: R2S, event_driven: bool, totals: dict[int, int]
 ) -> pa.Table:
     """(t0, rank, binding) emitted, from presence intervals (t0, lo, hi, binding)."""
-    if event_driven:
-        return intervals.select(["t0", "lo", "binding"]).rename_columns(["t0", "rank", "binding"])
     binding = intervals.column("binding").combine_chunks()
-    encoded = pc.dictionary_encode(binding)
-    key = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    if event_driven:
+        return pa.table(
+            {
+                "t0": intervals.column("t0"),
+                "rank": intervals.column("lo"),
+                "binding": plain_bindings(binding),
+            }
+        )
+    ids, dictionary = binding_ids(binding)
     runs = islands(
         intervals.column("t0").to_numpy(),
-        key,
+        ids.to_numpy(zero_copy_only=False),
         intervals.column("lo").to_numpy(),
         intervals.column("hi").to_numpy(),
     )
-    dictionary = encoded.dictionary
     names = dictionary.take(runs.column("key"))
     if r2s is R2S.ISTREAM:
         return pa.table({"t0": runs.column("t0"), "rank": runs.column("start"), "binding": names})
