@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from rsp_sdk.model.profile import R2S
+from rsp_sdk.model.results import binding_to_json
 from rsp_sdk.model.stream import STREAM_SCHEMA
+from rsp_sdk.model.terms import to_sparql_json
+from rsp_sdk.oracle.bindings import binding_codes, bindings_from_columns
 from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
 from rsp_sdk.oracle.r2s import apply_r2s
 from rsp_sdk.streams.io import conform
@@ -88,3 +92,49 @@ def test_istream_and_dstream_compare_bindings_by_value() -> None:
         (4, '{"x":1}'),
     ]
     assert apply_r2s(rel.slice(0, 0), R2S.ISTREAM).num_rows == 0
+
+
+TERMS = [
+    "<http://ex.org/a>",
+    "<http://ex.org/b>",
+    "_:b0",
+    '"plain"',
+    '"x"@en-GB',
+    '"7"^^<http://www.w3.org/2001/XMLSchema#integer>',
+    '"s"^^<http://www.w3.org/2001/XMLSchema#string>',
+    '"a \\"quoted\\" one"',
+    '"two\\nlines"',
+    '"tab\\there"@fr',
+]
+
+
+@pytest.mark.parametrize("unbound", [False, True], ids=["all-bound", "some-unbound"])
+@pytest.mark.parametrize("encoded", [False, True], ids=["strings", "dictionary"])
+def test_binding_json_is_what_the_model_writes_for_every_term_kind(
+    unbound: bool, encoded: bool
+) -> None:
+    """The vectorised JSON (per distinct binding, each term rewritten by the first pattern that
+    fits, the rest through Python) against ``binding_to_json`` row by row."""
+    rng = np.random.default_rng(7)
+    variables = ["s", "o", "x"]
+    rows = [
+        tuple(
+            None if unbound and rng.random() < 0.3 else TERMS[int(rng.integers(len(TERMS)))]
+            for _ in variables
+        )
+        for _ in range(400)
+    ]
+    columns = []
+    for k in range(len(variables)):
+        column = pa.array([r[k] for r in rows], pa.string())
+        columns.append(column.dictionary_encode() if encoded else column)
+    want = [
+        binding_to_json(
+            {v: to_sparql_json(t) for v, t in zip(variables, r, strict=True) if t is not None}
+        )
+        for r in rows
+    ]
+    codes = binding_codes(columns, variables)
+    assert pa.types.is_dictionary(codes.type)  # each distinct binding's text built once
+    assert len(codes.dictionary) == len(set(rows))
+    assert bindings_from_columns(columns, variables).to_pylist() == want
