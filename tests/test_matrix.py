@@ -438,6 +438,26 @@ def test_the_oracle_runs_once_per_input_and_judges_every_cell(toy: None, tmp_pat
     _rejudge_by_hand(tmp_path / "out", by[("q1", 1)])
 
 
+def test_an_oracle_failure_is_computed_once_and_a_rerun_tries_again(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both repetitions share one oracle key: the second is told why the first failed instead
+    of computing it again (an out-of-heap job costs minutes each time); a rerun judges both."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, ORACLE_SPEC.replace('"q1.rspql", "qf.rspql"', '"q1.rspql"'))
+    monkeypatch.setenv("RSP_ORACLE_MAX_REPORTS", "1")  # a real refusal of the oracle's
+    result = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
+    first, second = sorted(result.rows, key=lambda r: r["repetition"])
+    assert (first["verdict"], second["verdict"]) == ("not_judged", "not_judged")
+    assert "TooManyReports" in first["reason"] and "earlier" not in first["reason"]
+    assert "failed on the same inputs earlier in this run (TooManyReports" in second["reason"]
+    assert result.oracle_computed == 0
+    monkeypatch.delenv("RSP_ORACLE_MAX_REPORTS")
+    again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
+    assert [r["verdict"] for r in again.rows] == ["correct", "correct"]
+    assert (again.ran, again.oracle_computed, again.oracle_reused) == (0, 1, 1)
+
+
 def _rejudge_by_hand(out: Path, row: dict[str, Any]) -> None:
     """docs/matrix-results.md's command: `rsp oracle check` on a cell's run directory with the
     QuerySpec the cell ran (queries/<sha16>.json, named in its config.json) and its input

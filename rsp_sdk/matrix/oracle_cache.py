@@ -53,6 +53,10 @@ class OracleCache:
         # the oracle's work shared by the profiles of one stream (the last one seen: a matrix
         # runs a stream's cells together, and a stream's relations can be large)
         self._shared: tuple[tuple[str, tuple[str, ...]], Any] | None = None
+        # why the oracle failed on a key in this process: the other cells sharing the key are
+        # told at once instead of computing it again (an out-of-heap job fails after minutes,
+        # and takes the session with it each time); a rerun, a new process, tries again
+        self._failed: dict[str, str] = {}
 
     def session_died(self) -> bool:
         """True when the oracle's Spark JVM died (its OutOfMemoryError, a kill) during the last
@@ -99,20 +103,11 @@ class OracleCache:
             if target.exists():
                 self.reused += 1
                 return pq.read_table(target), key, _read_classes(classes)
-            from rsp_sdk.oracle import plan_job  # Spark: only when needed
-
-            job = plan_job(
-                stream,
-                spec,
-                profile,
-                t0s=t0s,
-                static=static or (),
-                evaluator=self.evaluator,
-                spark_master=self.spark_master,
-                shared=self._shared_work(stream_sha256, statics),
-                small_session=False,  # the session goes on to serve every stream of the run
-            )
-            table, t0_classes = job.run_classes()
+            if key in self._failed:
+                raise OracleFailedEarlier(
+                    f"the oracle failed on the same inputs earlier in this run "
+                    f"({self._failed[key]}); not computed again until the matrix is rerun"
+                )
             inputs: dict[str, Any] = {
                 "stream_sha256": stream_sha256,
                 "query": spec.name,
@@ -120,17 +115,49 @@ class OracleCache:
                 "t0s": t0s,
                 "static": statics,
             }
-            mapping = pa.table(
-                {"t0": t0_classes.candidates, "representative": t0_classes.representative}
-            )
-            with atomic_path(folder / "inputs.json") as tmp:
-                tmp.write_text(json.dumps(inputs, indent=2) + "\n")
-            with atomic_path(classes) as tmp:
-                pq.write_table(mapping, tmp)
-            with atomic_path(target) as tmp:  # last: its presence marks a finished entry
-                pq.write_table(table, tmp)
-            self.computed += 1
-            return table, key, _read_classes(classes)
+            try:
+                return self._compute(key, inputs, stream, spec, profile, static or [])
+            except Exception as exc:
+                self._failed[key] = f"{type(exc).__name__}: {exc}"
+                raise
+
+    def _compute(
+        self,
+        key: str,
+        inputs: dict[str, Any],
+        stream: Path,
+        spec: QuerySpec,
+        profile: Profile,
+        static: list[Path],
+    ) -> tuple[pa.Table, str, dict[int, int] | None]:
+        """The oracle's table for ``key``, written under ``RESULTS/expected/<key>/``."""
+        from rsp_sdk.oracle import plan_job  # Spark: only when needed
+
+        folder = self.store.expected_dir(key)
+        target, classes = folder / "expected.parquet", folder / CLASSES_FILE
+        job = plan_job(
+            stream,
+            spec,
+            profile,
+            t0s=inputs["t0s"],
+            static=static,
+            evaluator=self.evaluator,
+            spark_master=self.spark_master,
+            shared=self._shared_work(inputs["stream_sha256"], inputs["static"]),
+            small_session=False,  # the session goes on to serve every stream of the run
+        )
+        table, t0_classes = job.run_classes()
+        mapping = pa.table(
+            {"t0": t0_classes.candidates, "representative": t0_classes.representative}
+        )
+        with atomic_path(folder / "inputs.json") as tmp:
+            tmp.write_text(json.dumps(inputs, indent=2) + "\n")
+        with atomic_path(classes) as tmp:
+            pq.write_table(mapping, tmp)
+        with atomic_path(target) as tmp:  # last: its presence marks a finished entry
+            pq.write_table(table, tmp)
+        self.computed += 1
+        return table, key, _read_classes(classes)
 
     def _shared_work(self, stream_sha256: str, statics: list[str]) -> Any:
         """The ``SharedWork`` of this stream content and static data (profiles that need the
@@ -145,6 +172,10 @@ class OracleCache:
 
 
 CLASSES_FILE = "classes.parquet"
+
+
+class OracleFailedEarlier(RuntimeError):
+    """The oracle already failed on these inputs in this process (the reason is in the text)."""
 
 
 def _read_classes(path: Path) -> dict[int, int] | None:
