@@ -116,10 +116,14 @@ def choose_evaluator(
         return _outside_fragment(query, algebra, profile, has_static, f"{exc}")
     if ReportPolicy.CONTENT_CHANGE not in profile.report:
         return Choice("sql", "BGP/FILTER/aggregate fragment", plan)
+    # an event-driven report is what its event adds to the bag of solutions; under DISTINCT
+    # a solution new to the window may project onto a row already there, which the temporal
+    # join (new solutions, made distinct) would report again
     temporal_ok = (
         plan.monotone
         and len(query.windows) == 1
         and (profile.event_driven or r2s in (R2S.ISTREAM, R2S.DSTREAM))
+        and not (profile.event_driven and plan.distinct)
     )
     if temporal_ok:
         return Choice("temporal", "content change over a monotone query: temporal join", plan)
@@ -925,8 +929,6 @@ class OracleJob:
                 int(v): int(c) for v, c in zip(*np.unique(t0, return_counts=True), strict=True)
             }
             emitted = temporal_emissions(self._temporal_intervals(), self.r2s, event_driven, totals)
-            if self.choice.plan is not None and self.choice.plan.distinct and event_driven:
-                emitted = emitted.group_by(["t0", "rank", "binding"]).aggregate([])
         else:
             relations = self.relations()
             if self._compacted and self._evaluated is not None:
