@@ -16,9 +16,9 @@ from rsp_sdk.model.profile import R2S
 from rsp_sdk.model.results import binding_to_json
 from rsp_sdk.model.stream import STREAM_SCHEMA
 from rsp_sdk.model.terms import to_sparql_json
-from rsp_sdk.oracle.bindings import binding_codes, bindings_from_columns
+from rsp_sdk.oracle.bindings import binding_codes, binding_ids, bindings_from_columns
 from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
-from rsp_sdk.oracle.r2s import apply_r2s
+from rsp_sdk.oracle.r2s import apply_r2s, attach
 from rsp_sdk.streams.io import conform
 
 S = ["<a>", "<b>", "<a>", "<c>", "<b>"]
@@ -92,6 +92,74 @@ def test_istream_and_dstream_compare_bindings_by_value() -> None:
         (4, '{"x":1}'),
     ]
     assert apply_r2s(rel.slice(0, 0), R2S.ISTREAM).num_rows == 0
+
+
+BINDINGS = ['{"x":1}', '{"x":2}', '{"x":2}', '{"x":3}', '{"x":1}', '{"x":4}']
+
+
+def _binding_column(form: str) -> pa.Array | pa.ChunkedArray:
+    """``BINDINGS`` as R2S may get them: texts, one dictionary array (``binding_codes``), its
+    slices sharing that dictionary (what a join leaves), chunks with dictionaries of their own
+    (relations put together)."""
+    if form == "texts":
+        return pa.array(BINDINGS)
+    codes = pa.array(BINDINGS).dictionary_encode()
+    if form == "dictionary":
+        return codes
+    if form == "shared-chunks":
+        return pa.chunked_array([codes.slice(0, 2), codes.slice(2, 3), codes.slice(5)])
+    return pa.chunked_array(
+        [pa.array(BINDINGS[:3]).dictionary_encode(), pa.array(BINDINGS[3:]).dictionary_encode()]
+    )
+
+
+@pytest.mark.parametrize("form", ["texts", "dictionary", "shared-chunks", "own-dictionaries"])
+def test_r2s_joins_bindings_by_id_whatever_their_encoding(form: str) -> None:
+    """Istream/Dstream after ``attach`` give what the texts give, with equal ids for equal
+    texts: the ids come from a shared dictionary's indices without hashing the texts again,
+    and from a unified dictionary when the chunks' dictionaries differ."""
+    column = _binding_column(form)
+    ids, texts = binding_ids(column)
+    assert texts.take(ids).to_pylist() == BINDINGS
+    assert len(set(ids.to_pylist())) == len(set(BINDINGS))
+    relations = pa.table(
+        {
+            "kc": pa.array([10, 10, 20, 20, 30, 30], pa.int64()),
+            "kb": pa.array([0] * 6, pa.int64()),
+            "kr": pa.array([0] * 6, pa.int64()),
+            "binding": column,
+        }
+    )
+    reports = pa.table(
+        {
+            "t0": pa.array([0, 0, 0], pa.int64()),
+            "rank": pa.array([1, 2, 3], pa.int64()),
+            "kc": pa.array([10, 20, 30], pa.int64()),
+            "kb": pa.array([0] * 3, pa.int64()),
+            "kr": pa.array([0] * 3, pa.int64()),
+        }
+    )
+    per_report = attach(relations, reports)
+
+    def rows(t: pa.Table) -> list[tuple[int, str]]:
+        texts = t.column("binding").cast(pa.string()).to_pylist()
+        return sorted(zip(t.column("rank").to_pylist(), texts, strict=True))
+
+    assert rows(per_report) == sorted(zip([1, 1, 2, 2, 3, 3], BINDINGS, strict=True))
+    assert rows(apply_r2s(per_report, R2S.ISTREAM)) == [
+        (1, '{"x":1}'),
+        (1, '{"x":2}'),
+        (2, '{"x":3}'),
+        (3, '{"x":1}'),
+        (3, '{"x":4}'),
+    ]
+    assert rows(apply_r2s(per_report, R2S.DSTREAM)) == [
+        (2, '{"x":1}'),
+        (3, '{"x":2}'),
+        (3, '{"x":3}'),
+        (4, '{"x":1}'),
+        (4, '{"x":4}'),
+    ]
 
 
 TERMS = [

@@ -41,7 +41,7 @@ from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.results import EXPECTED_SCHEMA
 from rsp_sdk.oracle import s2r
-from rsp_sdk.oracle.bindings import binding_codes, bindings_from_terms
+from rsp_sdk.oracle.bindings import binding_codes, codes_from_terms
 from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
 from rsp_sdk.oracle.r2r.fragment import (
     ANY_WINDOW,
@@ -860,7 +860,7 @@ class OracleJob:
         # with ``compact`` only evaluated events have rows (null terms: no solution)
         self._evaluated = table.select(["kc", "kb", "kr"])
         table = table.filter(pc.is_valid(table.column("terms")))
-        binding = bindings_from_terms(table.column("terms"), list(self.query.variables))
+        binding = codes_from_terms(table.column("terms"), list(self.query.variables))
         return pa.table(
             {
                 "kc": table.column("kc"),

@@ -21,14 +21,32 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.model.profile import R2S
-from rsp_sdk.oracle.bindings import binding_ids, plain_bindings
+from rsp_sdk.oracle.bindings import binding_ids, with_texts
 
 
 def attach(relations: pa.Table, reports: pa.Table) -> pa.Table:
     """(t0, rank, binding) of every report, from relations keyed by (kc, kb, kr)."""
     rep = reports.select(["t0", "rank", "kc", "kb", "kr"])
-    joined = rep.join(relations, keys=["kc", "kb", "kr"], join_type="inner")
-    return joined.select(["t0", "rank", "binding"])
+    keyed, texts = _binding_ids(relations)
+    joined = keyed.join(rep, keys=["kc", "kb", "kr"], join_type="inner")
+    return _binding_texts(joined.select(["t0", "rank", "bid"]), texts)
+
+
+def _binding_ids(table: pa.Table) -> tuple[pa.Table, pa.Array]:
+    """``table`` with its binding column as int64 ids (``bid``), and the texts they index.
+
+    Joins then carry 8 bytes a row instead of a dictionary column: Acero slices a payload
+    column into its output batches, and each later step that combines them compared the
+    ~400 MB dictionary of every batch (seconds at 21 M triples)."""
+    bids, texts = binding_ids(table.column("binding"))
+    at = table.schema.get_field_index("binding")
+    return table.set_column(at, "bid", bids), texts
+
+
+def _binding_texts(table: pa.Table, texts: pa.Array) -> pa.Table:
+    """``_binding_ids`` undone: ``bid`` back to a (dictionary-encoded) binding column."""
+    at = table.schema.get_field_index("bid")
+    return table.set_column(at, "binding", with_texts(table.column("bid"), texts))
 
 
 def _distinct(table: pa.Table, keys: list[str]) -> pa.Table:
@@ -41,11 +59,9 @@ def apply_r2s(relations: pa.Table, r2s: R2S) -> pa.Table:
         return relations
     # bindings joined as integer ids, not strings: the joins' hash tables then hold 8 bytes
     # per row, not a copy of each binding's text (gigabytes at 21 M triples)
-    binding = relations.column("binding")
-    if not binding.num_chunks:  # an empty relation
+    if not relations.column("binding").num_chunks:  # an empty relation
         return relations.select(["t0", "rank", "binding"])
-    bids, texts = binding_ids(binding.combine_chunks())
-    keyed = pa.table({"t0": relations.column("t0"), "rank": relations.column("rank"), "bid": bids})
+    keyed, texts = _binding_ids(relations.select(["t0", "rank", "binding"]))
     keys = ["t0", "rank", "bid"]
     cur = _distinct(keyed, keys)
     nxt = cur.set_column(1, "rank", pc.add(cur.column("rank"), 1))
@@ -53,13 +69,7 @@ def apply_r2s(relations: pa.Table, r2s: R2S) -> pa.Table:
         out = cur.join(nxt, keys=keys, join_type="left anti")
     else:
         out = nxt.join(cur, keys=keys, join_type="left anti")
-    return pa.table(
-        {
-            "t0": out.column("t0"),
-            "rank": out.column("rank"),
-            "binding": texts.take(out.column("bid")),
-        }
-    )
+    return _binding_texts(out, texts)
 
 
 def repeated_r2s(relations: pa.Table, evaluated: pa.Table, reports: pa.Table, r2s: R2S) -> pa.Table:
@@ -80,11 +90,10 @@ def repeated_r2s(relations: pa.Table, evaluated: pa.Table, reports: pa.Table, r2
     changed = np.r_[True, ~same] if len(t0) else np.zeros(0, dtype=bool)
     before_change = np.r_[changed[1:] & follows, False] if len(t0) else changed
     sub = rep.filter(pa.array(changed | before_change)).select(["t0", "rank", "kc", "skb", "skr"])
-    bound = relations.select(["kc", "kb", "kr", "binding"]).rename_columns(
-        ["kc", "skb", "skr", "binding"]
-    )
+    bound, texts = _binding_ids(relations.select(["kc", "kb", "kr", "binding"]))
+    bound = bound.rename_columns(["kc", "skb", "skr", "bid"])
     per_report = sub.join(bound, keys=["kc", "skb", "skr"], join_type="inner")
-    emitted = apply_r2s(per_report.select(["t0", "rank", "binding"]), r2s)
+    emitted = apply_r2s(_binding_texts(per_report.select(["t0", "rank", "bid"]), texts), r2s)
     own = rep.filter(pa.array(changed)).select(["t0", "rank"])
     return emitted.join(own, keys=["t0", "rank"], join_type="inner").select(
         ["t0", "rank", "binding"]
@@ -154,13 +163,12 @@ def _flag(table: pa.Table, value: int) -> pa.Table:
 def finalize(
     emitted: pa.Table, reports: pa.Table, *, emits_empty: bool, skip_first: bool
 ) -> pa.Table:
-    """Rows (t0, seq, t_app, open, close, n, binding), sorted; empty relations added."""
-    # the texts of the rows emitted (the relations may hold them dictionary-encoded)
-    emitted = emitted.set_column(
-        emitted.schema.get_field_index("binding"),
-        "binding",
-        plain_bindings(emitted.column("binding")),
-    )
+    """Rows (t0, seq, t_app, open, close, n, binding), sorted; empty relations added.
+
+    Bindings go through the joins and the sort as ids (``_binding_ids``; the sort by each
+    text's rank among the distinct texts), and each row's text is copied once, at the end:
+    at 21 M triples the joins and the sort had moved 1.5 M texts of ~290 bytes three times."""
+    emitted, texts = _binding_ids(emitted)
     rep = reports.select(["t0", "rank", "t_app", "open", "close", "n"])
     if skip_first:
         rep = rep.filter(pc.greater(rep.column("rank"), 1))
@@ -168,7 +176,7 @@ def finalize(
     having = _distinct(rows.select(["t0", "rank"]), ["t0", "rank"])
     if emits_empty:
         empty = rep.join(having, keys=["t0", "rank"], join_type="left anti")
-        empty = empty.append_column("binding", pa.nulls(empty.num_rows, pa.string()))
+        empty = empty.append_column("bid", pa.nulls(empty.num_rows, pa.int64()))
         rows = pa.concat_tables([rows.select(empty.column_names), empty])
         emitting = rep
     else:
@@ -180,9 +188,17 @@ def finalize(
     seq = np.arange(len(t0), dtype=np.int64) - first
     emitting = emitting.append_column("seq", pa.array(seq, pa.int64()))
     rows = rows.join(emitting, keys=["t0", "rank"], join_type="inner")
-    return rows.sort_by(
-        [("t0", "ascending"), ("seq", "ascending"), ("binding", "ascending")]
-    ).select(["t0", "seq", "t_app", "open", "close", "n", "binding"])
+    # a text's rank among the distinct texts orders as the text does; an empty relation's
+    # null binding comes last, as in a sort by the texts
+    order = pc.sort_indices(texts).to_numpy()
+    text_rank = np.empty(len(texts) + 1, np.int64)
+    text_rank[order] = np.arange(len(texts))
+    text_rank[-1] = len(texts)
+    bid = pc.fill_null(rows.column("bid"), len(texts)).to_numpy()
+    rows = rows.append_column("text_rank", pa.array(text_rank[bid]))
+    rows = rows.sort_by([("t0", "ascending"), ("seq", "ascending"), ("text_rank", "ascending")])
+    out = rows.select(["t0", "seq", "t_app", "open", "close", "n"])
+    return out.append_column("binding", texts.take(rows.column("bid")))
 
 
 def islands(t0: np.ndarray, key: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Table:
@@ -231,7 +247,7 @@ def temporal_emissions(
             {
                 "t0": intervals.column("t0"),
                 "rank": intervals.column("lo"),
-                "binding": plain_bindings(binding),
+                "binding": binding,
             }
         )
     ids, dictionary = binding_ids(binding)
@@ -241,7 +257,7 @@ def temporal_emissions(
         intervals.column("lo").to_numpy(),
         intervals.column("hi").to_numpy(),
     )
-    names = dictionary.take(runs.column("key"))
+    names = with_texts(runs.column("key"), dictionary)
     if r2s is R2S.ISTREAM:
         return pa.table({"t0": runs.column("t0"), "rank": runs.column("start"), "binding": names})
     if r2s is R2S.DSTREAM:
