@@ -62,7 +62,13 @@ from rsp_sdk.oracle.r2r.oxigraph import (
     static_store,
 )
 from rsp_sdk.oracle.r2r.relevance import constraints, relevant
-from rsp_sdk.oracle.r2r.sqlgen import CompiledQuery, Prejoin, compile_plan, value_table_sql
+from rsp_sdk.oracle.r2r.sqlgen import (
+    CompiledQuery,
+    Prejoin,
+    compile_plan,
+    projected,
+    value_table_sql,
+)
 from rsp_sdk.oracle.r2r.witness import kept_solutions
 from rsp_sdk.oracle.r2s import apply_r2s, attach, finalize, repeated_r2s, temporal_emissions
 from rsp_sdk.oracle.spark import for_small_inputs
@@ -454,14 +460,13 @@ class OracleJob:
 
     def _decode(self, table: pa.Table, compiled: CompiledQuery) -> pa.Array:
         """Binding JSON of SQL output rows (term ids, or computed texts)."""
-        ids = table.column("ids").combine_chunks()
-        texts = table.column("texts").combine_chunks()
         columns = []
         for k in range(len(self.query.variables)):
+            column = table.column(projected(k)).combine_chunks()
             if k in compiled.text_positions:
-                columns.append(pc.list_element(texts, k))
+                columns.append(column)
             else:
-                columns.append(self.terms.decode_encoded(pc.list_element(ids, k)))
+                columns.append(self.terms.decode_encoded(column))
         return binding_codes(columns, list(self.query.variables))
 
     def _distinct_df(self, columns: list[str]) -> DataFrame:
@@ -643,15 +648,15 @@ class OracleJob:
         if not self.choice.check_solutions and not self.choice.support:
             keys = matches.select(ek.alias("ek")).distinct().toArrow()
             return frozenset(int(v) for v in keys.column("ek").to_pylist())
-        found = matches.select(ek.alias("ek"), "ids").distinct().toArrow()
-        ids = found.column("ids").combine_chunks()
         names = [v for v, _ in inner.projection]
+        positions = [projected(k) for k in range(len(names))]
+        found = matches.select(ek.alias("ek"), *positions).distinct().toArrow()
         keep = np.ones(found.num_rows, dtype=np.bool_)
         if self.choice.check_solutions:
             keep = kept_solutions(
                 inner.patterns,
                 names,
-                [self.terms.decode(pc.list_element(ids, k)) for k in range(len(names))],
+                [self.terms.decode(found.column(c)) for c in positions],
                 sparql=self.query.sparql,
                 base_iri=self.query.base_iri,
                 window_names=(
@@ -659,7 +664,7 @@ class OracleJob:
                 ),
             )
         if self.choice.support:
-            self._support = self._support_keys(inner.patterns, names, ids.filter(pa.array(keep)))
+            self._support = self._support_keys(inner.patterns, names, found.filter(pa.array(keep)))
         if not content_change:  # the support only: every report is evaluated
             return None
         return frozenset(int(v) for v in found.column("ek").filter(pa.array(keep)).to_pylist())
@@ -670,13 +675,13 @@ class OracleJob:
         kc = np.unique(self.reports.column("kc").to_numpy())
         return sum(int((hi - lo).sum()) for _, lo, hi in _close_spans(self._relevant_rows(), kc))
 
-    def _support_keys(self, patterns: list[Pattern], names: list[str], ids: pa.Array) -> np.ndarray:
-        """Mixed (s, p, o) ids (``_mixed``) of the stream triples the kept solutions' window
-        patterns instantiate to."""
-        column = {
-            v: pc.list_element(ids, k).to_numpy(zero_copy_only=False) for k, v in enumerate(names)
-        }
-        n = len(ids)
+    def _support_keys(
+        self, patterns: list[Pattern], names: list[str], found: pa.Table
+    ) -> np.ndarray:
+        """Mixed (s, p, o) ids (``_mixed``) of the stream triples the kept solutions (``found``:
+        a term id per projected position) instantiate the window patterns to."""
+        column = {v: found.column(projected(k)).to_numpy() for k, v in enumerate(names)}
+        n = found.num_rows
         parts = []
         for pat in patterns:
             if pat.graph == STATIC:
