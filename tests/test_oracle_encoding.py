@@ -16,6 +16,7 @@ from rsp_sdk.model.profile import R2S
 from rsp_sdk.model.results import binding_to_json
 from rsp_sdk.model.stream import STREAM_SCHEMA
 from rsp_sdk.model.terms import to_sparql_json
+from rsp_sdk.oracle import bindings
 from rsp_sdk.oracle.bindings import binding_codes, binding_ids, bindings_from_columns
 from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
 from rsp_sdk.oracle.r2s import apply_r2s, attach
@@ -206,3 +207,19 @@ def test_binding_json_is_what_the_model_writes_for_every_term_kind(
     assert pa.types.is_dictionary(codes.type)  # each distinct binding's text built once
     assert len(codes.dictionary) == len(set(rows))
     assert bindings_from_columns(columns, variables).to_pylist() == want
+
+
+def test_texts_past_a_chunk_are_taken_chunk_by_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The texts of the rows emitted come in chunks of at most ``TEXT_CHUNK_BYTES`` (plus the
+    row that crosses the mark): one string array holds at most 2 GiB."""
+    monkeypatch.setattr(bindings, "TEXT_CHUNK_BYTES", 25)
+    texts = pa.array(["a" * 10, "b" * 20, "c" * 5])
+    ids = pa.array([0, 1, 2, 1, None, 0, 2, 2], pa.int64())
+    out = bindings.texts_of(ids, texts)
+    assert out.to_pylist() == [None if i is None else texts[i].as_py() for i in ids.to_pylist()]
+    assert out.num_chunks > 1
+    assert all(sum(len(t or "") for t in c.to_pylist()) <= 25 + 20 for c in out.chunks)
+    assert bindings.texts_of(pa.array([], pa.int64()), texts).to_pylist() == []
+    assert bindings.texts_of(
+        pa.array([None], pa.int64()), pa.array([], pa.string())
+    ).to_pylist() == [None]

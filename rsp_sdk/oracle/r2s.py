@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.model.profile import R2S
-from rsp_sdk.oracle.bindings import binding_ids, with_texts
+from rsp_sdk.oracle.bindings import binding_ids, texts_of, with_texts
 
 
 def attach(relations: pa.Table, reports: pa.Table) -> pa.Table:
@@ -198,7 +198,7 @@ def finalize(
     rows = rows.append_column("text_rank", pa.array(text_rank[bid]))
     rows = rows.sort_by([("t0", "ascending"), ("seq", "ascending"), ("text_rank", "ascending")])
     out = rows.select(["t0", "seq", "t_app", "open", "close", "n"])
-    return out.append_column("binding", texts.take(rows.column("bid")))
+    return out.append_column("binding", texts_of(rows.column("bid"), texts))
 
 
 def islands(t0: np.ndarray, key: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Table:
