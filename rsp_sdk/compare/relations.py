@@ -222,9 +222,16 @@ def _binding_keys(
     Each distinct binding text is parsed once (a chunk of them per JSON document), and each
     distinct term canonicalised once: outputs repeat the same bindings and terms a lot.
     """
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    encoded = pc.dictionary_encode(arr)
-    texts: list[str] = encoded.dictionary.to_pylist()
+    # chunk by chunk: the oracle's expected table may hold more than 2 GiB of binding text,
+    # which one string array cannot (its chunks then share the dictionary of distinct texts)
+    column = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+    encoded = pc.dictionary_encode(column)
+    if encoded.num_chunks:
+        dictionary = encoded.chunk(0).dictionary
+        indices = pa.chunked_array([chunk.indices for chunk in encoded.chunks])
+    else:
+        dictionary, indices = pa.array([], pa.string()), pa.chunked_array([], pa.int32())
+    texts: list[str] = dictionary.to_pylist()
     keys: list[BindingKey] = []
     terms: dict[tuple[Any, ...], TermKey] = {}
     values: list[Any] | None = None
@@ -256,7 +263,7 @@ def _binding_keys(
                 items.append((var, tk))
             key: BindingKey = tuple(sorted(items))
         except ValueError as exc:
-            row = pc.index(arr, text).as_py()
+            row = pc.index(column, text).as_py()
             raise InputError(
                 f"row {row}: bad binding ({exc})",
                 path=source,
@@ -265,7 +272,7 @@ def _binding_keys(
             ) from exc
         keys.append(key)
         labels.setdefault(key, text)
-    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    codes = pc.fill_null(indices, -1).to_numpy()
     return np.asarray(codes, dtype=np.int64), keys
 
 
@@ -291,8 +298,11 @@ def _group(
     if table.num_rows == 0:
         return []
     order = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in by])
-    table = table.take(order)
+    # the bindings are keyed in their own order and their codes reordered, rather than
+    # taken into sorted order as text (one array: past 2 GiB it overflows)
     codes, keys = _binding_keys(table.column("binding"), labels, source)
+    codes = codes[order.to_numpy()]
+    table = table.drop_columns(["binding"]).take(order)
     key_of = np.empty(len(keys) + 1, dtype=object)
     key_of[: len(keys)] = keys
     seq = _ints(table, "seq")
