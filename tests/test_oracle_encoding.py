@@ -18,7 +18,7 @@ from rsp_sdk.model.stream import STREAM_SCHEMA
 from rsp_sdk.model.terms import to_sparql_json
 from rsp_sdk.oracle import bindings
 from rsp_sdk.oracle.bindings import binding_codes, binding_ids, bindings_from_columns
-from rsp_sdk.oracle.encoding import TermDictionary, isin_mask, used_values
+from rsp_sdk.oracle.encoding import TermDictionary, _pieces, isin_mask, used_values
 from rsp_sdk.oracle.r2s import apply_r2s, attach
 from rsp_sdk.streams.io import conform
 
@@ -48,6 +48,23 @@ def test_dictionary_columns_get_the_ids_their_strings_get() -> None:
     unused = terms.id_of("<unused>")
     assert unused not in s_ids.to_pylist() + o_ids.to_pylist()
     assert s_ids[0].as_py() == o_ids[1].as_py()  # <a> as subject and as object
+
+
+def test_chunks_sharing_a_dictionary_are_hashed_once_and_get_the_ids_their_strings_get() -> None:
+    """As a Parquet reader gives them: every batch of a row group holds the group's whole
+    dictionary; runs of such chunks are one piece (one hash of the values they use), and a
+    chunk with a dictionary of its own starts another."""
+    dictionary = pa.array(["<a>", "<b>", "<c>", "<unused>", '"1"'])
+    shared = pa.DictionaryArray.from_arrays(pa.array([0, 1, 0, 2, 4, 4], pa.int32()), dictionary)
+    own = pa.array(["<b>", "<d>"]).dictionary_encode()
+    column = pa.chunked_array([shared.slice(0, 2), shared.slice(2, 3), own, shared.slice(5)])
+    strings = column.cast(pa.string()).to_pylist()
+    # the first run uses most of its dictionary (hashed whole), the last one value of it
+    assert [len(values) for values, _ in _pieces(column)] == [5, 2, 1]
+    terms, (ids,) = TermDictionary.build_encoded([column])
+    assert terms.decode(ids).to_pylist() == strings
+    assert len(terms.terms) == len(set(terms.terms.to_pylist()))
+    assert sorted(used_values(column).to_pylist()) == sorted(set(strings))
 
 
 def test_masks_and_distinct_values_read_dictionaries_and_strings_alike() -> None:

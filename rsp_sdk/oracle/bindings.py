@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.model.terms import to_sparql_json
+from rsp_sdk.oracle.encoding import same_array
 
 # exactly the options of rsp_sdk.model.results.binding_to_json, so the pieces concatenate into
 # the same text it produces for the whole binding
@@ -216,19 +217,7 @@ def _shared_dictionary(column: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa
     if not chunks:
         return None
     first = chunks[0].dictionary
-
-    def same(d: pa.Array) -> bool:
-        return (
-            len(d) == len(first)
-            and d.offset == first.offset
-            and all(
-                (a is None and b is None)
-                or (a is not None and b is not None and a.address == b.address)
-                for a, b in zip(d.buffers(), first.buffers(), strict=True)
-            )
-        )
-
-    if not all(same(c.dictionary) for c in chunks[1:]):
+    if not all(same_array(c.dictionary, first) for c in chunks[1:]):
         return None
     indices = pa.concat_arrays([c.indices for c in chunks])
     return indices, first

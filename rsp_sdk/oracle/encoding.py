@@ -133,30 +133,61 @@ def worker_terms(name: str) -> pa.Array:
     return hit
 
 
-def _pieces(
-    column: pa.Array | pa.ChunkedArray, *, exact: bool = False
-) -> list[tuple[pa.Array, np.ndarray]]:
-    """(values, each row's position among them) of every chunk of a string or
-    dictionary-encoded string column; a plain string chunk is hashed. A dictionary chunk's
-    unused values (rows filtered away) are dropped so they are not hashed or kept, unless
-    most are used (then copying the rest costs more than it saves) and not ``exact``: a term
-    dictionary may hold a term no row has (its id matches nothing, as an absent term's -1)."""
+def same_array(a: pa.Array, b: pa.Array) -> bool:
+    """Whether two arrays are the very same data (the same buffers at the same offset and
+    length), which is cheap to tell; equal contents in other buffers do not count."""
+    if len(a) != len(b) or a.offset != b.offset or a.type != b.type:
+        return False
+    return all(
+        x is y or (x is not None and y is not None and x.address == y.address)
+        for x, y in zip(a.buffers(), b.buffers(), strict=True)
+    )
+
+
+def _runs(column: pa.Array | pa.ChunkedArray) -> list[list[pa.Array]]:
+    """The non-empty chunks, consecutive dictionary chunks holding the same dictionary in one
+    run: a Parquet reader gives each row group's dictionary to every batch of the group (21
+    dictionaries over 161 chunks at 21 M triples), and one run's values are hashed once."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    out = []
+    runs: list[list[pa.Array]] = []
     for chunk in chunks:
         if not len(chunk):
             continue
-        if not pa.types.is_dictionary(chunk.type):
-            chunk = pc.dictionary_encode(chunk)
-        rows = chunk.indices.to_numpy(zero_copy_only=False)
-        used = np.zeros(len(chunk.dictionary), dtype=bool)
+        if (
+            runs
+            and pa.types.is_dictionary(chunk.type)
+            and pa.types.is_dictionary(runs[-1][0].type)
+            and same_array(chunk.dictionary, runs[-1][0].dictionary)
+        ):
+            runs[-1].append(chunk)
+        else:
+            runs.append([chunk])
+    return runs
+
+
+def _pieces(
+    column: pa.Array | pa.ChunkedArray, *, exact: bool = False
+) -> list[tuple[pa.Array, np.ndarray]]:
+    """(values, each row's position among them) of every run of chunks (``_runs``) of a
+    string or dictionary-encoded string column, in row order; a plain string chunk is hashed.
+    A dictionary's unused values (rows filtered away) are dropped so they are not hashed or
+    kept, unless most are used (then copying the rest costs more than it saves) and not
+    ``exact``: a term dictionary may hold a term no row has (its id matches nothing, as an
+    absent term's -1)."""
+    out = []
+    for run in _runs(column):
+        if not pa.types.is_dictionary(run[0].type):
+            run = [pc.dictionary_encode(run[0])]
+        dictionary = run[0].dictionary
+        rows = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in run])
+        used = np.zeros(len(dictionary), dtype=bool)
         used[rows] = True
         mostly_used = used.sum() * 2 >= len(used)
         if mostly_used and not exact:  # hash it as it is rather than copy the used values
-            out.append((chunk.dictionary.cast(pa.string()), rows))
+            out.append((dictionary.cast(pa.string()), rows))
             continue
         position = (np.cumsum(used) - 1).astype(np.int32)
-        values = chunk.dictionary.filter(pa.array(used))
+        values = dictionary.filter(pa.array(used))
         out.append((values.cast(pa.string()), position[rows]))
     return out
 
