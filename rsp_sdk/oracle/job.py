@@ -284,7 +284,7 @@ class OracleJob:
         self.profile = profile
         self.candidates = sorted(set(t0s))
         self.r2s = profile.r2s_for(query.r2s)
-        times = stream.column("t_app_ms").to_numpy(zero_copy_only=False).astype(np.int64)
+        times = np.asarray(stream.column("t_app_ms").to_numpy(), dtype=np.int64)
         self.stream = stream.append_column("idx", pa.array(np.arange(len(times), dtype=np.int64)))
         self.masks = window_masks(query, stream.column("stream"))
         self.geom = s2r.geometry(query, times, self.masks)

@@ -79,12 +79,21 @@ def geometry(query: QuerySpec, times: I64, stream_of_row: list[npt.NDArray[np.bo
     """Bind the query's windows to rows (``stream_of_row[w]`` masks the rows window w sees)."""
     wins = []
     any_mask = np.zeros(len(times), dtype=bool)
-    for w, mask in zip(query.windows, stream_of_row, strict=True):
+    # a window over every row (one stream) shares ``times`` and one range of positions: at
+    # 21 M triples each copy is 168 MB of fresh memory
+    every = np.arange(len(times), dtype=np.int64)
+
+    def rows_of(mask: npt.NDArray[np.bool_]) -> tuple[I64, I64]:
+        if mask.all():
+            return every, times
         rows = np.flatnonzero(mask).astype(np.int64)
-        wins.append(WindowGeom(w.range_ms, times[rows], rows))
+        return rows, times[rows]
+
+    for w, mask in zip(query.windows, stream_of_row, strict=True):
+        rows, row_times = rows_of(mask)
+        wins.append(WindowGeom(w.range_ms, row_times, rows))
         any_mask |= mask
-    ev_rows = np.flatnonzero(any_mask).astype(np.int64)
-    ev_times = times[ev_rows]
+    ev_rows, ev_times = rows_of(any_mask)
     t_min = int(ev_times[0]) if len(ev_times) else 0
     t_max = int(ev_times[-1]) if len(ev_times) else -1
     return Geometry(wins, query.slide_ms, ev_times, ev_rows, t_min, t_max)
