@@ -15,7 +15,7 @@ from rsp_sdk.compare.relations import (
     term_key,
 )
 from rsp_sdk.errors import InputError
-from rsp_sdk.model.results import EXPECTED_SCHEMA, RESULT_SCHEMA
+from rsp_sdk.model.results import EXPECTED_SCHEMA, RESULT_SCHEMA, binding_to_json
 from tests.compare_tables import XSD, b, expected_table, num, result_table, s, uri
 
 
@@ -239,3 +239,16 @@ def test_expected_relations_read_more_than_2_gib_of_binding_text() -> None:
             binding_key({"x": lit(x * (1 << 20))}) for x in letters[r.seq * 10 : r.seq * 10 + 10]
         ]
         assert sorted(r.rows) == sorted(want)
+
+
+def test_a_binding_column_whose_chunks_hold_dictionaries_of_their_own() -> None:
+    """Read chunk by chunk, each chunk's codes mean its own dictionary's bindings."""
+    texts = [binding_to_json({"x": uri(n)}) for n in ("a", "b", "c")]
+    binding = pa.chunked_array(
+        [pa.array(texts[:2]).dictionary_encode(), pa.array(texts[2:]).dictionary_encode()]
+    )
+    table = result_table([s("a"), s("b"), s("c")])
+    assert table.num_rows == 3
+    table = table.set_column(table.schema.get_field_index("binding"), "binding", binding)
+    rows = [r.rows for r in result_relations(table).relations]
+    assert rows == [(binding_key({"x": uri(n)}),) for n in ("a", "b", "c")]

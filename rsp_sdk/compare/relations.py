@@ -225,6 +225,8 @@ def _binding_keys(
     # chunk by chunk: the oracle's expected table may hold more than 2 GiB of binding text,
     # which one string array cannot (its chunks then share the dictionary of distinct texts)
     column = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+    if pa.types.is_dictionary(column.type):  # chunks may hold dictionaries of their own
+        column = column.cast(pa.string())
     encoded = pc.dictionary_encode(column)
     if encoded.num_chunks:
         dictionary = encoded.chunk(0).dictionary
