@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rsp_sdk.model.terms import to_sparql_json
-from rsp_sdk.oracle.encoding import same_array
+from rsp_sdk.oracle.encoding import dictionary_runs
 
 # exactly the options of rsp_sdk.model.results.binding_to_json, so the pieces concatenate into
 # the same text it produces for the whole binding
@@ -176,10 +176,10 @@ def binding_ids(bindings: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Arra
     of it) have their indices concatenated: combining them would compare the dictionary of
     every chunk with the first, which took seconds for 300 chunks of one 400 MB dictionary."""
     if pa.types.is_dictionary(bindings.type):
-        shared = _shared_dictionary(bindings)
-        if shared is not None:
-            indices, dictionary = shared
-            return indices.cast(pa.int64()), dictionary
+        runs = dictionary_runs(bindings)
+        if len(runs) == 1:  # every (non-empty) chunk holds the same dictionary
+            indices = pa.concat_arrays([c.indices for c in runs[0]])
+            return indices.cast(pa.int64()), runs[0][0].dictionary
         if isinstance(bindings, pa.ChunkedArray):
             bindings = bindings.combine_chunks()  # unifies the dictionaries: each text once
         return bindings.indices.cast(pa.int64()), bindings.dictionary
@@ -208,19 +208,6 @@ def texts_of(ids: pa.Array | pa.ChunkedArray, texts: pa.Array) -> pa.ChunkedArra
         bounds[1:1] = [int(c) for c in np.searchsorted(ends, marks, side="right")]
     chunks = [texts.take(ids.slice(lo, hi - lo)) for lo, hi in itertools.pairwise(bounds)]
     return pa.chunked_array([c for c in chunks if len(c)] or [texts.take(ids)], texts.type)
-
-
-def _shared_dictionary(column: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array] | None:
-    """(the concatenated indices, the dictionary) when every chunk of a dictionary column
-    holds the very same dictionary (the same buffers, not merely equal ones), else None."""
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    if not chunks:
-        return None
-    first = chunks[0].dictionary
-    if not all(same_array(c.dictionary, first) for c in chunks[1:]):
-        return None
-    indices = pa.concat_arrays([c.indices for c in chunks])
-    return indices, first
 
 
 def with_texts(ids: pa.Array | pa.ChunkedArray, texts: pa.Array) -> pa.DictionaryArray:

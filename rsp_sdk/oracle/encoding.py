@@ -144,7 +144,7 @@ def same_array(a: pa.Array, b: pa.Array) -> bool:
     )
 
 
-def _runs(column: pa.Array | pa.ChunkedArray) -> list[list[pa.Array]]:
+def dictionary_runs(column: pa.Array | pa.ChunkedArray) -> list[list[pa.Array]]:
     """The non-empty chunks, consecutive dictionary chunks holding the same dictionary in one
     run: a Parquet reader gives each row group's dictionary to every batch of the group (21
     dictionaries over 161 chunks at 21 M triples), and one run's values are hashed once."""
@@ -168,14 +168,14 @@ def _runs(column: pa.Array | pa.ChunkedArray) -> list[list[pa.Array]]:
 def _pieces(
     column: pa.Array | pa.ChunkedArray, *, exact: bool = False
 ) -> list[tuple[pa.Array, np.ndarray]]:
-    """(values, each row's position among them) of every run of chunks (``_runs``) of a
+    """(values, each row's position among them) of every run of chunks (``dictionary_runs``) of a
     string or dictionary-encoded string column, in row order; a plain string chunk is hashed.
     A dictionary's unused values (rows filtered away) are dropped so they are not hashed or
     kept, unless most are used (then copying the rest costs more than it saves) and not
     ``exact``: a term dictionary may hold a term no row has (its id matches nothing, as an
     absent term's -1)."""
     out = []
-    for run in _runs(column):
+    for run in dictionary_runs(column):
         if not pa.types.is_dictionary(run[0].type):
             run = [pc.dictionary_encode(run[0])]
         dictionary = run[0].dictionary

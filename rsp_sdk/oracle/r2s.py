@@ -95,9 +95,8 @@ def repeated_r2s(relations: pa.Table, evaluated: pa.Table, reports: pa.Table, r2
     per_report = sub.join(bound, keys=["kc", "skb", "skr"], join_type="inner")
     emitted = apply_r2s(_binding_texts(per_report.select(["t0", "rank", "bid"]), texts), r2s)
     own = rep.filter(pa.array(changed)).select(["t0", "rank"])
-    return emitted.join(own, keys=["t0", "rank"], join_type="inner").select(
-        ["t0", "rank", "binding"]
-    )
+    keyed, texts = _binding_ids(emitted.select(["t0", "rank", "binding"]))
+    return _binding_texts(keyed.join(own, keys=["t0", "rank"], join_type="inner"), texts)
 
 
 def _with_sources(reports: pa.Table, evaluated: pa.Table) -> pa.Table:

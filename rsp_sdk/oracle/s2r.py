@@ -33,6 +33,7 @@ assignment of triples to keys happens in Spark (``rsp_sdk.oracle.job``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
@@ -79,13 +80,16 @@ def geometry(query: QuerySpec, times: I64, stream_of_row: list[npt.NDArray[np.bo
     """Bind the query's windows to rows (``stream_of_row[w]`` masks the rows window w sees)."""
     wins = []
     any_mask = np.zeros(len(times), dtype=bool)
+
     # a window over every row (one stream) shares ``times`` and one range of positions: at
     # 21 M triples each copy is 168 MB of fresh memory
-    every = np.arange(len(times), dtype=np.int64)
+    @functools.cache
+    def every() -> I64:
+        return np.arange(len(times), dtype=np.int64)
 
     def rows_of(mask: npt.NDArray[np.bool_]) -> tuple[I64, I64]:
         if mask.all():
-            return every, times
+            return every(), times
         rows = np.flatnonzero(mask).astype(np.int64)
         return rows, times[rows]
 
