@@ -8,8 +8,10 @@ Arrow string concatenation.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,7 @@ import pyarrow.compute as pc
 
 from rsp_sdk.model.terms import to_sparql_json
 from rsp_sdk.oracle.encoding import dictionary_runs
+from rsp_sdk.oracle.slices import bounds, map_rows, map_slices
 
 # exactly the options of rsp_sdk.model.results.binding_to_json, so the pieces concatenate into
 # the same text it produces for the whole binding
@@ -47,7 +50,12 @@ _REWRITES = [
 
 
 def _dictionary_json(dictionary: pa.Array) -> pa.Array:
-    """JSON text of every (distinct, non-null) N-Triples term.
+    """JSON text of every (distinct, non-null) N-Triples term, a slice per core."""
+    return map_slices(_slice_json, dictionary)
+
+
+def _slice_json(dictionary: pa.Array) -> pa.Array:
+    """``_dictionary_json`` on one thread.
 
     Each rewrite runs on the terms no earlier one matched (most are IRIs, matched by the
     first): at 21 M triples the dictionary of a query's output holds 1.5 M observation IRIs,
@@ -200,13 +208,18 @@ def texts_of(ids: pa.Array | pa.ChunkedArray, texts: pa.Array) -> pa.ChunkedArra
     array capacity")."""
     if isinstance(ids, pa.ChunkedArray):
         ids = ids.combine_chunks() if ids.num_chunks else pa.array([], pa.int64())
-    bounds = [0, len(ids)]
+    ends_at = [0, len(ids)]
     if len(texts) and len(ids):
         lengths = pc.binary_length(texts).to_numpy(zero_copy_only=False).astype(np.int64)
         ends = np.cumsum(lengths[pc.fill_null(ids, 0).to_numpy(zero_copy_only=False)])
         marks = np.arange(1, int(ends[-1]) // TEXT_CHUNK_BYTES + 1) * TEXT_CHUNK_BYTES
-        bounds[1:1] = [int(c) for c in np.searchsorted(ends, marks, side="right")]
-    chunks = [texts.take(ids.slice(lo, hi - lo)) for lo, hi in itertools.pairwise(bounds)]
+        ends_at[1:1] = [int(c) for c in np.searchsorted(ends, marks, side="right")]
+    # each chunk split once more, one piece per core, the pieces taken in threads
+    ranges = [
+        (lo + a, lo + b) for lo, hi in itertools.pairwise(ends_at) for a, b in bounds(hi - lo)
+    ]
+    with ThreadPoolExecutor(max(1, min(len(ranges), pa.cpu_count()))) as pool:
+        chunks = list(pool.map(lambda r: texts.take(ids.slice(r[0], r[1] - r[0])), ranges))
     return pa.chunked_array([c for c in chunks if len(c)] or [texts.take(ids)], texts.type)
 
 
@@ -233,6 +246,11 @@ def _bindings_of_rows(columns: list[pa.DictionaryArray], names: list[str]) -> pa
     return pc.binary_join_element_wise("{", body, "}", "")
 
 
+def _piece_of(head: pa.Scalar, tail: pa.Scalar, dictionary: pa.Array) -> pa.Array:
+    """``head + JSON text + tail`` of every term of ``dictionary`` (one variable's pieces)."""
+    return pc.binary_join_element_wise(head, _slice_json(dictionary), tail, "")
+
+
 def _bound_rows(columns: list[pa.DictionaryArray], names: list[str]) -> pa.Array:
     """``_bindings_of_rows`` when every variable is bound in every row (most queries): each
     variable's piece (``"name":term``, the first after ``{``, the last before ``}``) is built
@@ -241,10 +259,12 @@ def _bound_rows(columns: list[pa.DictionaryArray], names: list[str]) -> pa.Array
     last = len(names) - 1
     pieces = []
     for k, (name, values) in enumerate(zip(names, columns, strict=True)):
-        head = ("{" if k == 0 else "") + json.dumps(name, ensure_ascii=False) + ":"
-        tail = "}" if k == last else ""
-        piece = pc.binary_join_element_wise(
-            pa.scalar(head), _dictionary_json(values.dictionary), pa.scalar(tail), ""
-        )
-        pieces.append(piece.take(values.indices))
-    return pieces[0] if len(pieces) == 1 else pc.binary_join_element_wise(*pieces, ",")
+        head = pa.scalar(("{" if k == 0 else "") + json.dumps(name, ensure_ascii=False) + ":")
+        tail = pa.scalar("}" if k == last else "")
+        pieces.append(map_slices(functools.partial(_piece_of, head, tail), values.dictionary))
+
+    def rows(lo: int, hi: int) -> pa.Array:
+        taken = [p.take(c.indices.slice(lo, hi - lo)) for p, c in zip(pieces, columns, strict=True)]
+        return taken[0] if len(taken) == 1 else pc.binary_join_element_wise(*taken, ",")
+
+    return map_rows(rows, len(columns[0]))

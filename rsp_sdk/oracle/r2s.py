@@ -16,6 +16,8 @@ equality is string equality.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -168,6 +170,28 @@ def finalize(
     text's rank among the distinct texts), and each row's text is copied once, at the end:
     at 21 M triples the joins and the sort had moved 1.5 M texts of ~290 bytes three times."""
     emitted, texts = _binding_ids(emitted)
+    # the texts' order does not depend on the joins below: it is sorted on the other core
+    with ThreadPoolExecutor(1, thread_name_prefix="rsp-oracle-sort") as pool:
+        order = pool.submit(pc.sort_indices, texts)
+        rows = _numbered_rows(emitted, reports, emits_empty=emits_empty, skip_first=skip_first)
+        text_order = order.result().to_numpy()
+    # a text's rank among the distinct texts orders as the text does; an empty relation's
+    # null binding comes last, as in a sort by the texts
+    text_rank = np.empty(len(texts) + 1, np.int64)
+    text_rank[text_order] = np.arange(len(texts))
+    text_rank[-1] = len(texts)
+    bid = pc.fill_null(rows.column("bid"), len(texts)).to_numpy()
+    rows = rows.append_column("text_rank", pa.array(text_rank[bid]))
+    rows = rows.sort_by([("t0", "ascending"), ("seq", "ascending"), ("text_rank", "ascending")])
+    out = rows.select(["t0", "seq", "t_app", "open", "close", "n"])
+    return out.append_column("binding", texts_of(rows.column("bid"), texts))
+
+
+def _numbered_rows(
+    emitted: pa.Table, reports: pa.Table, *, emits_empty: bool, skip_first: bool
+) -> pa.Table:
+    """``finalize``'s rows (binding ids ``bid``) with their report's columns and ``seq``, the
+    relation's number among the emitting reports of its t0; empty relations added."""
     rep = reports.select(["t0", "rank", "t_app", "open", "close", "n"])
     if skip_first:
         rep = rep.filter(pc.greater(rep.column("rank"), 1))
@@ -186,18 +210,7 @@ def finalize(
     first = np.repeat(starts, np.diff(np.r_[starts, len(t0)])) if len(t0) else starts
     seq = np.arange(len(t0), dtype=np.int64) - first
     emitting = emitting.append_column("seq", pa.array(seq, pa.int64()))
-    rows = rows.join(emitting, keys=["t0", "rank"], join_type="inner")
-    # a text's rank among the distinct texts orders as the text does; an empty relation's
-    # null binding comes last, as in a sort by the texts
-    order = pc.sort_indices(texts).to_numpy()
-    text_rank = np.empty(len(texts) + 1, np.int64)
-    text_rank[order] = np.arange(len(texts))
-    text_rank[-1] = len(texts)
-    bid = pc.fill_null(rows.column("bid"), len(texts)).to_numpy()
-    rows = rows.append_column("text_rank", pa.array(text_rank[bid]))
-    rows = rows.sort_by([("t0", "ascending"), ("seq", "ascending"), ("text_rank", "ascending")])
-    out = rows.select(["t0", "seq", "t_app", "open", "close", "n"])
-    return out.append_column("binding", texts_of(rows.column("bid"), texts))
+    return rows.join(emitting, keys=["t0", "rank"], join_type="inner")
 
 
 def islands(t0: np.ndarray, key: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Table:
