@@ -85,10 +85,10 @@ class Capabilities(BaseModel):
 
 def required_features(spec: QuerySpec) -> frozenset[Feature]:
     """Features the query uses: from its SPARQL algebra and its windows, graphs and R2S."""
-    from rdflib.plugins.sparql import prepareQuery
+    from rsp_sdk.query.prepare import prepare_query
 
     try:
-        prepared = prepareQuery(spec.sparql, initNs=dict(spec.prefixes))
+        prepared = prepare_query(spec.sparql, initNs=dict(spec.prefixes))
     except Exception as exc:  # rdflib raises pyparsing errors and plain Exceptions
         raise InputError(
             f"query {spec.name!r}: its SPARQL body does not parse: {exc}",

@@ -16,10 +16,10 @@ from typing import Any, cast
 
 import pyoxigraph as ox
 from pyparsing import ParseBaseException
-from rdflib.plugins.sparql import prepareQuery
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.query import DEFAULT_BASE_IRI
+from rsp_sdk.query.prepare import prepare_query
 from rsp_sdk.query.template import line_col, offset_of
 
 _STAR = re.compile(r"\bSELECT\s+(?:DISTINCT\s+|REDUCED\s+)?\*", re.IGNORECASE)
@@ -56,7 +56,7 @@ def parse_select(
     """Parse and validate a SELECT query; errors name the user's line and column."""
     where = positions or identity_positions(sparql)
     try:
-        prepared = prepareQuery(sparql, base=base_iri)
+        prepared = prepare_query(sparql, base=base_iri)
     except ParseBaseException as exc:
         line, col, text = where(offset_of(sparql, exc.lineno, exc.col))
         raise InputError(

@@ -67,10 +67,10 @@ def query_structure(spec: QuerySpec) -> QueryStructure:
 
     Raises ``rsp_sdk.errors.InputError`` when the SPARQL does not parse (naming the query).
     """
-    from rdflib.plugins.sparql import prepareQuery
+    from rsp_sdk.query.prepare import prepare_query
 
     features = required_features(spec)  # parses first, with the SDK's error message
-    algebra = prepareQuery(spec.sparql, initNs=dict(spec.prefixes), base=spec.base_iri).algebra
+    algebra = prepare_query(spec.sparql, initNs=dict(spec.prefixes), base=spec.base_iri).algebra
     found = _Found()
     found.walk(algebra)
     aggregates = [found.aggregate(res, var) for res, var in found.extends]
