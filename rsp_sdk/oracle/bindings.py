@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import pyarrow.compute as pc
 
 from rsp_sdk.model.terms import to_sparql_json
 from rsp_sdk.oracle.encoding import dictionary_runs
-from rsp_sdk.oracle.slices import bounds, map_rows, map_slices
+from rsp_sdk.oracle.slices import bounds, map_rows, map_slices, over_ranges
 
 # exactly the options of rsp_sdk.model.results.binding_to_json, so the pieces concatenate into
 # the same text it produces for the whole binding
@@ -218,8 +217,7 @@ def texts_of(ids: pa.Array | pa.ChunkedArray, texts: pa.Array) -> pa.ChunkedArra
     ranges = [
         (lo + a, lo + b) for lo, hi in itertools.pairwise(ends_at) for a, b in bounds(hi - lo)
     ]
-    with ThreadPoolExecutor(max(1, min(len(ranges), pa.cpu_count()))) as pool:
-        chunks = list(pool.map(lambda r: texts.take(ids.slice(r[0], r[1] - r[0])), ranges))
+    chunks = over_ranges(lambda lo, hi: texts.take(ids.slice(lo, hi - lo)), ranges)
     return pa.chunked_array([c for c in chunks if len(c)] or [texts.take(ids)], texts.type)
 
 

@@ -30,6 +30,18 @@ def bounds(rows: int, *, min_rows: int | None = None) -> list[tuple[int, int]]:
     return [(lo, min(lo + size, rows)) for lo in range(0, rows, size)]
 
 
+def over_ranges(
+    fn: Callable[[int, int], pa.Array], ranges: list[tuple[int, int]]
+) -> list[pa.Array]:
+    """``fn(lo, hi)`` of every range, in order: in threads (at most one per core) when there
+    is more than one range, on this thread otherwise."""
+    if len(ranges) < 2:
+        return [fn(lo, hi) for lo, hi in ranges]
+    threads = max(1, min(len(ranges), pa.cpu_count()))
+    with ThreadPoolExecutor(threads, thread_name_prefix="rsp-oracle-rows") as pool:
+        return list(pool.map(lambda r: fn(*r), ranges))
+
+
 def map_rows(
     fn: Callable[[int, int], pa.Array], rows: int, *, min_rows: int | None = None
 ) -> pa.Array:
@@ -38,9 +50,7 @@ def map_rows(
     ranges = bounds(rows, min_rows=min_rows)
     if len(ranges) == 1:
         return fn(0, rows)
-    with ThreadPoolExecutor(len(ranges), thread_name_prefix="rsp-oracle-rows") as pool:
-        parts = list(pool.map(lambda r: fn(*r), ranges))
-    return pa.concat_arrays(parts)
+    return pa.concat_arrays(over_ranges(fn, ranges))
 
 
 def map_slices(
