@@ -58,23 +58,34 @@ def plan_command(
     summary: Annotated[
         bool, typer.Option("--summary", help="one line: cells to run and expected wall time")
     ] = False,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            "--results",
+            "-o",
+            help="a results directory of this spec: its finished cells are counted as done and "
+            "its measured cells price the rest",
+        ),
+    ] = None,
 ) -> None:
     """List the cells a spec runs, refused/unavailable ones with the reason, and the expected
     wall time. Runs nothing (a stream is generated, in a temporary folder, only the first
     time its recipe is seen: its sha256 is part of every cell key)."""
+    from rsp_sdk.matrix.estimate import estimate
     from rsp_sdk.matrix.plan import CellState
     from rsp_sdk.matrix.ratesearch import max_probes, targets
     from rsp_sdk.matrix.run import planned
     from rsp_sdk.matrix.spec import load_spec
 
     loaded = load_spec(spec)
+    measured = _measured_rows(results)
     with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
         _, cells = planned(loaded, spec, Path(tmp), only, plan_only=True)
     runnable = [c for c in cells if c.state is CellState.PLANNED]
-    wall = len(runnable) * loaded.expected_cell_s
+    priced = estimate(runnable, loaded.expected_cell_s, measured)
     searches = targets(loaded, runnable)
     probes = len(searches) * max_probes(loaded.rate_search) if loaded.rate_search else 0
-    wall += probes * loaded.expected_cell_s
+    wall = priced.wall_s + probes * loaded.expected_cell_s
     if as_json:
         emit_json(
             {
@@ -85,7 +96,9 @@ def plan_command(
                     for c in searches
                 ],
                 "rate_search_max_probes": probes,
+                "finished": priced.finished,
                 "expected_wall_s": wall,
+                "priced_from_measured": priced.measured,
             }
         )
         return
@@ -103,11 +116,28 @@ def plan_command(
             console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
     console.print(
         (f"{loaded.name}: " if summary else "")
-        + f"{len(runnable)} to run, {len(cells) - len(runnable)} refused or unavailable"
+        + f"{len(runnable)} runnable, {len(cells) - len(runnable)} refused or unavailable"
         + (f", up to {probes} Rate_max probes" if probes else "")
         + "; "
-        f"expected wall time ≈ {wall / 60:.1f} min (from the spec's expected_cell_s)"
+        + priced.describe()
+        + (f" + {probes * loaded.expected_cell_s / 60:.1f} min of probes" if probes else "")
     )
+
+
+def _measured_rows(results: Path | None) -> list[dict[str, Any]]:
+    """The finished cells of a results directory (none without one)."""
+    from rsp_sdk.matrix.store import Store
+
+    if results is None:
+        return []
+    store = Store(results)
+    if not store.marker.exists():
+        raise InputError(
+            "not a results directory of rsp matrix",
+            path=results,
+            expected="a directory holding matrix.json (written by rsp matrix run -o)",
+        )
+    return store.current_rows()
 
 
 @app.command("run")
