@@ -61,6 +61,22 @@ def java_options(*, small: bool) -> str:
     return os.environ.get(JAVA_OPTIONS_ENV, SMALL_JAVA_OPTIONS if small else "").strip()
 
 
+BROADCAST_ENV = "RSP_SPARK_BROADCAST_THRESHOLD"
+
+
+def broadcast_threshold() -> str:
+    """Largest join side Spark hashes whole instead of sorting and shuffling both sides.
+
+    Spark's 10 MB default is sized for clusters, where a broadcast copies the table to every
+    executor. In local mode, and for the oracle's window contents on a small cluster, a hash
+    table of a few hundred MB is cheaper than sorting both sides of the join: at 21 M triples
+    the oracle's Q6-shaped join (two observations of one sensor) took 88–90 s as a sort-merge
+    join and 22–23 s hashed, Q1 18.7 → 17.3 s, with the same peak memory (9.7 GB). Spark
+    sizes a filtered scan by its whole file, so only the window contents whose file is under
+    the threshold are hashed; a larger stream falls back on the sort-merge join."""
+    return os.environ.get(BROADCAST_ENV, "256m")
+
+
 def get_spark(
     master: str | None = None, *, partitions: int | None = None, small: bool = False
 ) -> Any:
@@ -95,6 +111,7 @@ def get_spark(
             .config("spark.sql.ansi.enabled", "false")
             .config("spark.sql.execution.arrow.pyspark.enabled", "true")
             .config("spark.sql.adaptive.enabled", "true")
+            .config("spark.sql.autoBroadcastJoinThreshold", broadcast_threshold())
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.pyspark.python", sys.executable)
