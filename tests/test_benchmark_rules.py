@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -19,6 +20,7 @@ from benchmarks.bench_oracle import (
     WINDOW_CLOSE,
     YABENCH_QUERIES,
     YABENCH_T0,
+    _answers,
     _write_sg1,
     naive_expected,
     streaming_expected,
@@ -117,3 +119,24 @@ def test_the_large_benchmarks_stream_file_holds_the_generated_stream(tmp_path: P
     assert pq.ParquetFile(path).metadata.num_row_groups > 1
     assert read_stream(path).equals(table.replace_schema_metadata(None))
     assert read_meta(path) == meta
+
+
+def _avg_rows(*rows: tuple[int, str]) -> pa.Table:
+    float_ = "http://www.w3.org/2001/XMLSchema#float"
+    bindings = [
+        json.dumps({"avg": {"type": "literal", "value": v, "datatype": float_}}) for _, v in rows
+    ]
+    return pa.table({"t_app_ms": [t for t, _ in rows], "binding": bindings})
+
+
+def test_answers_tell_float_rounding_from_other_differences() -> None:
+    """The 21 M Q4 case: the oracle's AVG (the exact mean rounded once to float32) against
+    pyoxigraph's float32 running sum; "51" and "51.0" are the same float."""
+    oracle = _avg_rows((5000, "75.01556"), (10000, "75.02815"), (15000, "51.0"))
+    loop = _avg_rows((5000, "75.01583"), (10000, "75.03506"), (15000, "51"))
+    told = _answers(oracle, loop)
+    assert told.startswith("answers differ in float values only, by ≤ 9.2e-05"), told
+    assert _answers(oracle, oracle) == "same answers"
+    assert _answers(oracle, _avg_rows((5000, "75.01556"), (10000, "75.02815"))) == "ANSWERS DIFFER"
+    moved = _avg_rows((5000, "75.01556"), (10001, "75.02815"), (15000, "51"))
+    assert _answers(oracle, moved) == "ANSWERS DIFFER"
