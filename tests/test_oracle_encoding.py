@@ -240,3 +240,24 @@ def test_texts_past_a_chunk_are_taken_chunk_by_chunk(monkeypatch: pytest.MonkeyP
     assert bindings.texts_of(
         pa.array([None], pa.int64()), pa.array([], pa.string())
     ).to_pylist() == [None]
+
+
+def test_term_lists_past_2_gib_are_encoded_chunk_by_chunk() -> None:
+    """The pyoxigraph path's ``terms`` column (a ``list<string>`` per solution) of CityBench Q2
+    under CQELS' profile held more than 2 GiB of texts: joining its chunks overflowed the int32
+    offsets and the cell went unjudged. Three chunks sharing one 0.8 GB list array (2.4 GB of
+    texts in all, 0.8 GB in memory) give every row's binding."""
+    iris = [f"<http://ex.org/{k}/{'a' * 2000}>" for k in range(4)]
+    rows = 400_000
+    values = pa.array([iris[k % 4] for k in range(rows)] + [None])
+    offsets = pa.array([*range(rows + 1), rows + 1], pa.int32())  # the last list: [None]
+    chunk = pa.ListArray.from_arrays(offsets, values)
+    terms = pa.chunked_array([chunk] * 3)
+    assert sum(len(v) for v in iris) * rows // 4 * 3 > 2**31
+    codes = bindings.codes_from_terms(terms, ["v"])
+    assert len(codes) == len(terms) and len(codes.dictionary) == 5  # four IRIs and unbound
+    want = [binding_to_json({"v": to_sparql_json(t)}) for t in iris]
+    texts, at = codes.dictionary, codes.indices  # joined as text, the rows pass 2 GiB again
+    for base in (0, len(chunk), 2 * len(chunk)):
+        assert [texts[at[base + k].as_py()].as_py() for k in range(4)] == want
+        assert texts[at[base + rows].as_py()].as_py() == "{}"

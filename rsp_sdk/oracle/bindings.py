@@ -88,6 +88,11 @@ def _encoded(values: pa.Array) -> pa.DictionaryArray:
     ids that way, so the distinct terms of a column are found without hashing strings; its
     dictionary must hold each term once, see ``binding_codes``)."""
     if isinstance(values, pa.ChunkedArray):
+        # encoded before the chunks are joined: a column's texts may pass the 2 GiB a string
+        # array's int32 offsets hold (CityBench Q2 under CQELS' profile), its distinct terms
+        # do not
+        if not pa.types.is_dictionary(values.type):
+            values = pc.dictionary_encode(values)
         values = values.combine_chunks()
     if pa.types.is_dictionary(values.type):
         return values
@@ -127,9 +132,11 @@ def _distinct_rows(columns: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.nd
 
 
 def codes_from_terms(terms: pa.Array | pa.ChunkedArray, variables: list[str]) -> pa.Array:
-    """``terms[i]`` lists the terms of ``variables`` (None = unbound) → ``binding_codes``."""
-    if isinstance(terms, pa.ChunkedArray):
-        terms = terms.combine_chunks() if terms.num_chunks else pa.array([], terms.type)
+    """``terms[i]`` lists the terms of ``variables`` (None = unbound) → ``binding_codes``.
+
+    A chunked column stays chunked: joined, the lists' texts may pass 2 GiB (the int32
+    offsets of a ``list<string>``); each variable's column is dictionary-encoded chunk by
+    chunk instead (``_encoded``)."""
     if len(terms) == 0:
         return pa.array([], pa.string())
     return binding_codes([pc.list_element(terms, i) for i in range(len(variables))], variables)
