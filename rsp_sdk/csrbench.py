@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,6 +46,9 @@ from rsp_sdk.streams.importers.csrbench import read_csrbench_folder
 from rsp_sdk.streams.io import read_meta, read_stream, write_stream
 from rsp_sdk.util.atomic import atomic_path
 from rsp_sdk.util.outdir import check_output_dir, prepare_output_dir
+
+if TYPE_CHECKING:
+    from rsp_sdk.compare.parts import Parts
 
 QUERIES = tuple(f"q{n}" for n in range(1, 8))
 STREAM_IRI = "http://ex.org/streams/test"
@@ -150,7 +153,7 @@ def judge(
     adapter: Adapter,
     run_dir: Path,
     *,
-    expected: pa.Table | None = None,
+    expected: pa.Table | Parts | None = None,
     representative_of: dict[int, int] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
@@ -159,16 +162,30 @@ def judge(
     that profile: `rsp oracle check --profile <the adapter's profile>` gives the same verdict.
     ``expected``: the oracle's output for (stream, spec, profile), when the caller already has
     it (the matrix computes it once and reuses it across cells); ``representative_of``: it
-    holds the t0 class representatives only (see ``judge_run``)."""
+    holds the t0 class representatives only (see ``judge_run``). ``expected`` may also be
+    the parts of a table too large to hold (``rsp_sdk.compare.parts``), with
+    ``representative_of``."""
     from rsp_sdk.compare.answers import load_answers
     from rsp_sdk.compare.judge import judge_run
+    from rsp_sdk.compare.parts import judge_parts
 
     profile = adapter.profile
+    actual = load_answers(run_dir)
+    if callable(expected):
+        assert representative_of is not None, "parts hold class representatives"
+        parted = judge_parts(
+            expected,
+            actual,
+            profile,
+            profile.r2s or spec.r2s,
+            query=spec.name,
+            representative_of=representative_of,
+        )
+        return parted.state.value, parted.model_dump(mode="json")
     if expected is None:
         from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
 
         expected = oracle_expected(stream, spec, profile)
-    actual = load_answers(run_dir)
     result = judge_run(
         expected,
         actual,

@@ -21,15 +21,18 @@ from typing import Any, ClassVar
 
 import pandas as pd
 import psutil
+import pyarrow.parquet as pq
 import pytest
 
 from rsp_sdk.engine import Capabilities, Feature, registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.inputs import prepare
+from rsp_sdk.matrix.oracle_cache import ExpectedTable
 from rsp_sdk.matrix.plan import CellState, parse_only, plan, select
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.model.stream import StreamMeta
+from rsp_sdk.oracle import job as oracle_job
 from rsp_sdk.streams.io import write_stream
 from rsp_sdk.testing import Scenario, default_query
 from tests.conftest import REPO, run_rsp
@@ -436,6 +439,30 @@ def test_the_oracle_runs_once_per_input_and_judges_every_cell(toy: None, tmp_pat
     again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
     assert (again.ran, again.skipped, again.oracle_computed) == (0, 4, 0)
     _rejudge_by_hand(tmp_path / "out", by[("q1", 1)])
+
+
+def test_an_expected_output_in_parts_judges_cells_as_the_whole_table(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large expected output is computed, kept and judged in parts of whole t0 classes
+    (YABench E3 at 500 stations: 41 M bindings). Forced here on a small one: the cells'
+    verdicts, t0 and YABench metrics are those judged against the whole table."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, ORACLE_SPEC)
+    whole = run_matrix(load_spec(spec_path), spec_path, tmp_path / "whole")
+    monkeypatch.setattr(oracle_job, "SPLIT_REPORTS", 0)
+    monkeypatch.setattr(oracle_job, "FIRST_PART_REPORTS", 1)
+    monkeypatch.setenv("RSP_ORACLE_PART_ROWS", "50")
+    parted = run_matrix(load_spec(spec_path), spec_path, tmp_path / "parts")
+    (folder,) = (tmp_path / "parts" / "expected").iterdir()
+    table = ExpectedTable(folder / "expected.parquet")
+    assert table.in_parts and pq.ParquetFile(table.path).num_row_groups > 3
+    (unsplit,) = (tmp_path / "whole" / "expected").iterdir()
+    assert not ExpectedTable(unsplit / "expected.parquet").in_parts
+    keys = ("label", "verdict", "t0_ms", "divergence", "precision", "recall", "gracious_recall")
+    rows = [sorted([{k: r.get(k) for k in keys} for r in m.rows], key=str) for m in (whole, parted)]
+    assert rows[0] == rows[1]
+    assert [r["verdict"] for r in rows[1]].count("correct") == 2
 
 
 def test_an_oracle_failure_is_computed_once_and_a_rerun_tries_again(

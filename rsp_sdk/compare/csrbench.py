@@ -21,7 +21,7 @@ and extra bindings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,6 +261,14 @@ def over_classes(
     if v.t0 is None:
         return v.model_copy(update={"candidates": candidates})
     same = {a for lo, hi in same_expectation(expected, v.t0) for a in expected if lo <= a <= hi}
+    runs = member_ranges(candidates, representative_of, same)
+    return v.model_copy(update={"candidates": candidates, "t0_ranges": runs})
+
+
+def member_ranges(
+    candidates: Sequence[int], representative_of: Mapping[int, int], same: Set[int]
+) -> list[tuple[int, int]]:
+    """Runs [first, last] of consecutive ``candidates`` whose representative is in ``same``."""
     runs: list[tuple[int, int]] = []
     previous_in = False
     for t in candidates:
@@ -270,7 +278,7 @@ def over_classes(
         elif inside:
             runs.append((t, t))
         previous_in = inside
-    return v.model_copy(update={"candidates": candidates, "t0_ranges": runs})
+    return runs
 
 
 def t0_set_text(ranges: Sequence[tuple[int, int]]) -> str:

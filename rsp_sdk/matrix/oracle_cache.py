@@ -9,12 +9,16 @@ larger matrix pay for the oracle only on new inputs.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from rsp_sdk.matrix.plan import canonical
@@ -81,7 +85,7 @@ class OracleCache:
         spec: QuerySpec,
         profile: Profile,
         static: list[Path] | None = None,
-    ) -> tuple[pa.Table, str, dict[int, int] | None]:
+    ) -> tuple[ExpectedTable, str, dict[int, int] | None]:
         """(expected table, cache key, candidate → class representative).
 
         The table holds the rows of each t0 class representative only
@@ -90,7 +94,8 @@ class OracleCache:
         ``expected()`` does, multiplies the table by the class sizes — thousands of candidates
         on YABench's 1 ms streams, past 2 GiB of bindings and 18 GB of RAM on a 10 k-triple
         join. A folder written before classes were kept has no ``classes.parquet``: its table
-        is the full one (mapping None).
+        is the full one (mapping None). A large table is written and read in parts of whole
+        classes (``ExpectedTable``).
         """
         from rsp_sdk.csrbench import judge_t0s
 
@@ -102,7 +107,7 @@ class OracleCache:
         with self._key_lock(key):
             if target.exists():
                 self.reused += 1
-                return pq.read_table(target), key, _read_classes(classes)
+                return ExpectedTable(target), key, _read_classes(classes)
             if key in self._failed:
                 raise OracleFailedEarlier(
                     f"the oracle failed on the same inputs earlier in this run "
@@ -129,7 +134,7 @@ class OracleCache:
         spec: QuerySpec,
         profile: Profile,
         static: list[Path],
-    ) -> tuple[pa.Table, str, dict[int, int] | None]:
+    ) -> tuple[ExpectedTable, str, dict[int, int] | None]:
         """The oracle's table for ``key``, written under ``RESULTS/expected/<key>/``."""
         from rsp_sdk.oracle import plan_job  # Spark: only when needed
 
@@ -146,7 +151,7 @@ class OracleCache:
             shared=self._shared_work(inputs["stream_sha256"], inputs["static"]),
             small_session=False,  # the session goes on to serve every stream of the run
         )
-        table, t0_classes = job.run_classes()
+        t0_classes = job.classes
         mapping = pa.table(
             {"t0": t0_classes.candidates, "representative": t0_classes.representative}
         )
@@ -155,9 +160,9 @@ class OracleCache:
         with atomic_path(classes) as tmp:
             pq.write_table(mapping, tmp)
         with atomic_path(target) as tmp:  # last: its presence marks a finished entry
-            pq.write_table(table, tmp)
+            write_parts(tmp, job.run_class_parts())
         self.computed += 1
-        return table, key, _read_classes(classes)
+        return ExpectedTable(target), key, _read_classes(classes)
 
     def _shared_work(self, stream_sha256: str, statics: list[str]) -> Any:
         """The ``SharedWork`` of this stream content and static data (profiles that need the
@@ -172,6 +177,55 @@ class OracleCache:
 
 
 CLASSES_FILE = "classes.parquet"
+# schema metadata of an expected table whose row groups are parts of whole t0 classes
+PARTS_KEY = b"rsp-sdk.parts"
+
+
+def write_parts(path: Path, parts: Iterable[pa.Table]) -> None:
+    """The parts as one Parquet file, a row group each (marked ``PARTS_KEY``), so a reader
+    holds one part at a time; a single part is written as before, unmarked."""
+    it = iter(parts)
+    first = next(it)
+    second = next(it, None)
+    if second is None:
+        pq.write_table(first, path)
+        return
+    schema = first.schema.with_metadata({**(first.schema.metadata or {}), PARTS_KEY: b"1"})
+    with pq.ParquetWriter(path, schema) as writer:
+        for part in itertools.chain((first, second), it):  # lazily: a part at a time
+            writer.write_table(part.cast(schema), row_group_size=max(1, part.num_rows))
+
+
+@dataclass(frozen=True)
+class ExpectedTable:
+    """An expected table on disk: read whole, or — when written in parts — a part at a time."""
+
+    path: Path
+
+    @property
+    def in_parts(self) -> bool:
+        meta = pq.read_schema(self.path).metadata or {}
+        return PARTS_KEY in meta
+
+    def whole(self) -> pa.Table:
+        return pq.read_table(self.path)
+
+    def parts(self) -> Iterator[pa.Table]:
+        """Each part (whole classes, ascending representatives); the whole table if unsplit."""
+        if not self.in_parts:
+            yield self.whole()
+            return
+        f = pq.ParquetFile(self.path)
+        for i in range(f.num_row_groups):
+            yield f.read_row_group(i)
+
+    def of_t0(self, t0: int) -> pa.Table:
+        """The rows of representative ``t0`` (from the part holding it)."""
+        for part in self.parts():
+            rows = part.filter(pc.equal(part.column("t0_ms"), t0))
+            if rows.num_rows:
+                return rows
+        return pq.read_schema(self.path).empty_table()
 
 
 class OracleFailedEarlier(RuntimeError):

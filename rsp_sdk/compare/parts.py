@@ -1,0 +1,108 @@
+"""Judging against an expected output too large to hold: one part of whole t0 classes at a time.
+
+The oracle computes a large expected output in parts (``OracleJob.run_class_parts``): YABench's
+E3 join at 500 stations expects ~41 M bindings under rsp-js's profile, 44 parts of ~1 M. Each
+part holds whole classes, in ascending representative order, so the verdict over the parts is
+the verdict over the whole table (``judge_run`` with ``representative_of``):
+
+* candidates are tried in ascending t0 and the first full match wins — the first part with a
+  match holds it, because no earlier part had one;
+* without a match, the most plausible failure is kept by the same rule as ``verdict``'s (more
+  relations matched, then fewer differing bindings, the earlier on a tie);
+* the t0 ranges of a match need every class expecting what the matching one expects: those in
+  the parts after the match's are found as they are read; none can be in an earlier part, as
+  a class expecting the same relations would have matched there first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import pyarrow as pa
+
+from rsp_sdk.compare.csrbench import (
+    CsrbenchVerdict,
+    member_ranges,
+    splits_allowed,
+    verdict,
+)
+from rsp_sdk.compare.judge import CheckResult, Verdict, state_of
+from rsp_sdk.compare.relations import RelationStream, expected_relations, result_relations
+from rsp_sdk.model.profile import R2S, Profile
+
+Parts = Callable[[], Iterator[pa.Table]]
+
+
+def judge_parts(
+    parts: Parts,
+    actual: pa.Table,
+    profile: Profile,
+    r2s: R2S,
+    *,
+    query: str | None,
+    representative_of: Mapping[int, int],
+) -> CheckResult:
+    """``judge_run(whole, actual, profile, r2s, query=query, representative_of=...)`` where
+    ``whole`` is the concatenation of the tables ``parts()`` yields, holding one part's
+    relations at a time. CSRBench metrics only: the YABench ones
+    need one candidate's relations, which the caller takes from the part holding it."""
+    act = result_relations(actual, query=query, source="<answers>")
+    allow = splits_allowed(profile, r2s)
+    found: tuple[CsrbenchVerdict, Any] | None = None  # the match and its relations' key
+    best: tuple[tuple[int, int], CsrbenchVerdict] | None = None
+    expecting: set[int] = set()
+    same: set[int] = set()
+    for table in parts():
+        exp = expected_relations(table, source="<expected>")
+        if not exp:
+            continue
+        expecting.update(exp)
+        if found is not None:
+            same.update(_matching(exp, found[1]))
+            continue
+        v = verdict(exp, act, allow_split=allow)
+        if v.correct:
+            assert v.t0 is not None
+            found = (v, _key(exp[v.t0]))
+            same.update(_matching(exp, found[1]))
+        elif best is None or _rank(v, act, exp) > best[0]:
+            best = (_rank(v, act, exp), v)
+    candidates = [t for t in sorted(representative_of) if representative_of[t] in expecting]
+    if found is not None:
+        runs = member_ranges(candidates, representative_of, same)
+        v = found[0].model_copy(update={"candidates": candidates, "t0_ranges": runs})
+    else:
+        assert best is not None, "judge_parts needs at least one part with expected rows"
+        v = best[1].model_copy(update={"candidates": candidates})
+    state = state_of(v)
+    return CheckResult(
+        query=v.query,
+        state=state,
+        correct=state is Verdict.CORRECT,
+        t0=v.t0,
+        divergence=v.divergence,
+        verdict=v,
+    )
+
+
+def _key(stream: RelationStream) -> tuple[frozenset[tuple[Any, int]], ...]:
+    """What ``same_expectation`` compares: the relations' bags, timestamps ignored."""
+    return tuple(frozenset(r.bag.items()) for r in stream.relations)
+
+
+def _matching(exp: Mapping[int, RelationStream], key: Any) -> list[int]:
+    return [t for t, s in exp.items() if _key(s) == key]
+
+
+def _rank(
+    v: CsrbenchVerdict, act: RelationStream, exp: Mapping[int, RelationStream]
+) -> tuple[int, int]:
+    """``verdict``'s order of failures: more relations matched, then fewer differing bindings.
+    An empty output's verdicts rank by the most relations a candidate expects (its note
+    states that number, which must be the whole table's)."""
+    if not act.relations:
+        return (max(len(s.relations) for s in exp.values()), 0)
+    d = v.divergence
+    diff = len(d.missing) + len(d.extra) if d is not None else 0
+    return (v.matched_relations, -diff)

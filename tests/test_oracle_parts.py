@@ -1,0 +1,114 @@
+"""An expected output too large to hold, computed and judged in parts of whole t0 classes.
+
+YABench's E3 join at 500 stations expects ~41 M bindings under rsp-js's profile: collected at
+once they killed the oracle's JVM. ``OracleJob.run_class_parts`` computes them a few classes at
+a time, the matrix writes each part as a row group, and ``judge_parts`` judges them one at a
+time. The claim: the parts are ``run_classes``'s table cut between classes, and the verdict
+over them (t0, t0 ranges across parts, candidates, divergence, no output) is ``judge_run``'s
+over the whole table. Parts are forced here with one class each.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from rsp_sdk.compare.judge import judge_run
+from rsp_sdk.compare.parts import judge_parts
+from rsp_sdk.matrix.oracle_cache import ExpectedTable, write_parts
+from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy
+from rsp_sdk.oracle import job as oracle_job
+from rsp_sdk.oracle import plan_job
+from rsp_sdk.query import parse_rspql
+from tests.compare_tables import result_table, s
+from tests.oracle_support import profile, query, rooms, spark
+from tests.test_oracle_reference import canonical
+
+__all__ = ["spark"]
+
+SIX = "0: m1@r1; 300: m2@r2; 700: m3@r1; 1200: m4@r2; 1500: m5@r1; 1900: m6@r3"
+PROFILE = profile(ReportPolicy.WINDOW_CLOSE, t0=T0Policy(step_ms=10, span="window"))
+# every detection, and r1's only: in both, classes that see different contents expect the same
+# relations, so a match's t0 ranges span several parts
+QUERIES = {
+    "all": query("?m ?r", "?m ex:detectedAt ?r", "PT2S", "PT1S", r2s="ISTREAM"),
+    "r1": query("?m", '?m ex:detectedAt ?r FILTER(STRENDS(STR(?r), "r1"))', "PT2S", "PT1S"),
+}
+
+
+@pytest.fixture
+def one_class_a_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split every job, a class per part (the budget of one report takes one class)."""
+    monkeypatch.setattr(oracle_job, "SPLIT_REPORTS", 0)
+    monkeypatch.setattr(oracle_job, "FIRST_PART_REPORTS", 1)
+    monkeypatch.setenv("RSP_ORACLE_PART_ROWS", "1")
+
+
+def _answer_of(table: pa.Table, t0: int) -> pa.Table:
+    """The expected relations of candidate ``t0`` as an engine's answer."""
+    by_seq: dict[int, list[Any]] = {}
+    for row in table.filter(pc.equal(table.column("t0_ms"), t0)).to_pylist():
+        rel = by_seq.setdefault(row["seq"], [])
+        if row["binding"] is not None:
+            rel.append(json.loads(row["binding"]))
+    return result_table([by_seq[k] for k in sorted(by_seq)])
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_parts_are_the_class_table_cut_between_classes_and_judge_as_it(
+    spark: Any, one_class_a_part: None, tmp_path: Path, name: str
+) -> None:
+    spec = parse_rspql(QUERIES[name])
+    stream = rooms(SIX)
+    whole, classes = plan_job(stream, spec, PROFILE, spark=spark).run_classes()
+    job = plan_job(stream, spec, PROFILE, spark=spark)
+    path = tmp_path / "expected.parquet"
+    write_parts(path, job.run_class_parts())
+    table = ExpectedTable(path)
+    parts = list(table.parts())
+    t0s = [sorted(set(p.column("t0_ms").to_pylist())) for p in parts]
+    # one class a part, ascending, and together the whole table (a class without reports,
+    # whose windows all lie past the data, has no rows in either)
+    expecting = sorted(set(whole.column("t0_ms").to_pylist()))
+    assert table.in_parts and len(parts) == len(expecting) > 3
+    assert all(len(t) == 1 for t in t0s) and [t[0] for t in t0s] == expecting
+    assert canonical(pa.concat_tables(parts)) == canonical(whole)
+    rep_of = dict(zip(classes.candidates.tolist(), classes.representative.tolist(), strict=True))
+    member = next(t for t, r in sorted(rep_of.items()) if t != r and r > 0)
+    answers = {
+        "right": _answer_of(whole, rep_of[member]),
+        "wrong": result_table([s("nobody")], query="q"),
+        "silent": result_table([], query="q"),
+    }
+    for label, answer in answers.items():
+        want = judge_run(whole, answer, PROFILE, R2S.ISTREAM, representative_of=rep_of)
+        have = judge_parts(
+            table.parts, answer, PROFILE, R2S.ISTREAM, query=None, representative_of=rep_of
+        )
+        assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
+        assert have.state.value == {"right": "correct", "wrong": "incorrect"}.get(
+            label, "no output"
+        )
+    right = judge_parts(
+        table.parts, answers["right"], PROFILE, R2S.ISTREAM, query=None, representative_of=rep_of
+    )
+    spanned = {rep_of[t] for a, b in right.verdict.t0_ranges for t in rep_of if a <= t <= b}
+    assert len(spanned) > 1  # the match's ranges reach classes of later parts
+    assert any(a <= member <= b for a, b in right.verdict.t0_ranges)
+
+
+def test_a_small_job_is_one_part_written_as_before(spark: Any, tmp_path: Path) -> None:
+    """Below ``SPLIT_REPORTS`` reports: one Spark job, one unmarked Parquet file."""
+    spec = parse_rspql(QUERIES["all"])
+    whole, _ = plan_job(rooms(SIX), spec, PROFILE, spark=spark).run_classes()
+    path = tmp_path / "expected.parquet"
+    write_parts(path, plan_job(rooms(SIX), spec, PROFILE, spark=spark).run_class_parts())
+    table = ExpectedTable(path)
+    assert not table.in_parts and pq.ParquetFile(path).metadata.num_row_groups == 1
+    assert [canonical(p) for p in table.parts()] == [canonical(whole)] and whole.num_rows > 0
