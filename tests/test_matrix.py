@@ -24,10 +24,10 @@ import psutil
 import pyarrow.parquet as pq
 import pytest
 
+from rsp_sdk.compare.parts import ExpectedTable
 from rsp_sdk.engine import Capabilities, Feature, registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.inputs import prepare
-from rsp_sdk.matrix.oracle_cache import ExpectedTable
 from rsp_sdk.matrix.plan import CellState, parse_only, plan, select
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec

@@ -19,9 +19,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from rsp_sdk.compare.check import check_run
 from rsp_sdk.compare.judge import judge_run
-from rsp_sdk.compare.parts import judge_parts
-from rsp_sdk.matrix.oracle_cache import ExpectedTable, write_parts
+from rsp_sdk.compare.parts import ExpectedTable, judge_parts, write_parts
+from rsp_sdk.compare.vocab import Metrics
 from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy
 from rsp_sdk.oracle import job as oracle_job
 from rsp_sdk.oracle import plan_job
@@ -112,3 +113,27 @@ def test_a_small_job_is_one_part_written_as_before(spark: Any, tmp_path: Path) -
     table = ExpectedTable(path)
     assert not table.in_parts and pq.ParquetFile(path).metadata.num_row_groups == 1
     assert [canonical(p) for p in table.parts()] == [canonical(whole)] and whole.num_rows > 0
+
+
+@pytest.mark.parametrize("metrics", [Metrics.CSRBENCH, Metrics.YABENCH])
+def test_rsp_oracle_check_in_parts_gives_the_whole_tables_result(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, metrics: Metrics
+) -> None:
+    """``check_run`` (``rsp oracle check``) judges a split expected output as the matrix does:
+    the same verdict and YABench windows as from the whole table, right and wrong answers."""
+    spec = parse_rspql(QUERIES["r1"])
+    whole, classes = plan_job(rooms(SIX), spec, PROFILE, spark=spark).run_classes()
+    rep = classes.representatives[1]
+    wrong = result_table([s("nobody")], query="q")
+    for label, answer in (("right", _answer_of(whole, rep)), ("wrong", wrong)):
+        path = tmp_path / f"{label}.parquet"
+        pq.write_table(answer, path)
+        with monkeypatch.context() as split:
+            split.setattr(oracle_job, "SPLIT_REPORTS", 0)
+            split.setattr(oracle_job, "FIRST_PART_REPORTS", 1)
+            split.setenv("RSP_ORACLE_PART_ROWS", "1")
+            have = check_run(path, rooms(SIX), spec, profile=PROFILE, metrics=metrics)
+        want = check_run(path, rooms(SIX), spec, profile=PROFILE, metrics=metrics)
+        assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
+        assert have.correct is (label == "right")
+        assert (have.yabench is not None) is (metrics is Metrics.YABENCH)

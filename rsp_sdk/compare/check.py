@@ -58,6 +58,7 @@ def check_run(
     from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
     from rsp_sdk.compare.clock import TimeMap
     from rsp_sdk.compare.judge import judge_run
+    from rsp_sdk.compare.parts import judge_in_parts
     from rsp_sdk.oracle import plan_job
     from rsp_sdk.query import load_query
 
@@ -72,7 +73,7 @@ def check_run(
     # the t0 classes' representatives only, as the matrix judges: ``expected()`` copies every
     # class's rows to each member (thousands of candidates on a 1 ms stream; a 42 k-triple
     # YABench join took 20 GB that way)
-    table, classes = plan_job(
+    job = plan_job(
         stream,
         spec,
         prof,
@@ -80,7 +81,8 @@ def check_run(
         static=tuple(statics),
         evaluator=evaluator,
         spark_master=spark_master,
-    ).run_classes()
+    )
+    classes = job.classes
     representative_of = dict(
         zip(classes.candidates.tolist(), classes.representative.tolist(), strict=True)
     )
@@ -92,18 +94,27 @@ def check_run(
     grace = None
     if metrics is Metrics.YABENCH:
         event_times, grace = _yabench_inputs(stream, spec, statics, r2s, gracious)
-    return judge_run(
-        table,
+    return judge_in_parts(
+        job.run_class_parts(),
+        lambda table: judge_run(
+            table,
+            actual,
+            prof,
+            r2s,
+            query=query_name,
+            metrics=metrics,
+            t0=t0[0] if t0 and len(t0) == 1 else None,
+            time_map=time_map,
+            event_times=event_times,
+            gracious=grace,
+            representative_of=representative_of,
+        ),
         actual,
         prof,
         r2s,
         query=query_name,
-        metrics=metrics,
-        t0=t0[0] if t0 and len(t0) == 1 else None,
-        time_map=time_map,
-        event_times=event_times,
-        gracious=grace,
         representative_of=representative_of,
+        metrics=metrics,
     )
 
 

@@ -1,9 +1,12 @@
-"""Judging against an expected output too large to hold: one part of whole t0 classes at a time.
+"""An expected output too large to hold: kept on disk and judged one part of whole t0 classes
+at a time.
 
 The oracle computes a large expected output in parts (``OracleJob.run_class_parts``): YABench's
-E3 join at 500 stations expects ~41 M bindings under rsp-js's profile, 44 parts of ~1 M. Each
-part holds whole classes, in ascending representative order, so the verdict over the parts is
-the verdict over the whole table (``judge_run`` with ``representative_of``):
+E3 join at 500 stations expects ~41 M bindings under rsp-js's profile, 44 parts of ~1 M.
+``write_parts`` keeps them as the row groups of one Parquet file (``ExpectedTable`` reads them
+back one at a time). Each part holds whole classes, in ascending representative order, so the
+verdict over the parts (``judge_parts``) is the verdict over the whole table (``judge_run``
+with ``representative_of``):
 
 * candidates are tried in ascending t0 and the first full match wins — the first part with a
   match holds it, because no earlier part had one;
@@ -16,10 +19,16 @@ the verdict over the whole table (``judge_run`` with ``representative_of``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import itertools
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from rsp_sdk.compare.csrbench import (
     CsrbenchVerdict,
@@ -29,9 +38,103 @@ from rsp_sdk.compare.csrbench import (
 )
 from rsp_sdk.compare.judge import CheckResult, Verdict, state_of
 from rsp_sdk.compare.relations import RelationStream, expected_relations, result_relations
+from rsp_sdk.compare.vocab import Metrics
 from rsp_sdk.model.profile import R2S, Profile
 
 Parts = Callable[[], Iterator[pa.Table]]
+
+# schema metadata of an expected table whose row groups are parts of whole t0 classes
+PARTS_KEY = b"rsp-sdk.parts"
+
+
+def write_parts(path: Path, parts: Iterable[pa.Table]) -> None:
+    """The parts as one Parquet file, a row group each (marked ``PARTS_KEY``), so a reader
+    holds one part at a time; a single part is written as before, unmarked."""
+    it = iter(parts)
+    first = next(it)
+    second = next(it, None)
+    if second is None:
+        pq.write_table(first, path)
+        return
+    schema = first.schema.with_metadata({**(first.schema.metadata or {}), PARTS_KEY: b"1"})
+    with pq.ParquetWriter(path, schema) as writer:
+        for part in itertools.chain((first, second), it):  # lazily: a part at a time
+            writer.write_table(part.cast(schema), row_group_size=max(1, part.num_rows))
+
+
+@dataclass(frozen=True)
+class ExpectedTable:
+    """An expected table on disk: read whole, or — when written in parts — a part at a time."""
+
+    path: Path
+
+    @property
+    def in_parts(self) -> bool:
+        meta = pq.read_schema(self.path).metadata or {}
+        return PARTS_KEY in meta
+
+    def whole(self) -> pa.Table:
+        return pq.read_table(self.path)
+
+    def parts(self) -> Iterator[pa.Table]:
+        """Each part (whole classes, ascending representatives); the whole table if unsplit."""
+        if not self.in_parts:
+            yield self.whole()
+            return
+        f = pq.ParquetFile(self.path)
+        for i in range(f.num_row_groups):
+            yield f.read_row_group(i)
+
+    def of_t0(self, t0: int) -> pa.Table:
+        """The rows of representative ``t0`` (from the part holding it)."""
+        for part in self.parts():
+            rows = part.filter(pc.equal(part.column("t0_ms"), t0))
+            if rows.num_rows:
+                return rows
+        return pq.read_schema(self.path).empty_table()
+
+
+def metrics_t0(table: ExpectedTable, verdict: Mapping[str, Any]) -> int:
+    """The candidate YABench's per-window metrics are taken against (as ``judge_run`` picks
+    it): the matching t0, else the best failure's, else (no output) the smallest expecting
+    rows. ``verdict``: a ``CheckResult`` as JSON."""
+    t0 = verdict.get("t0")
+    if t0 is None:
+        t0 = (verdict.get("divergence") or {}).get("t0_ms")
+    if t0 is None:
+        t0 = pc.min(next(table.parts()).column("t0_ms")).as_py()
+    return int(t0)
+
+
+def judge_in_parts(
+    parts: Iterator[pa.Table],
+    judge_table: Callable[[pa.Table], CheckResult],
+    actual: pa.Table,
+    profile: Profile,
+    r2s: R2S,
+    *,
+    query: str | None,
+    representative_of: Mapping[int, int],
+    metrics: Metrics,
+) -> CheckResult:
+    """The oracle's ``run_class_parts`` judged: one part by ``judge_table`` (``judge_run`` with
+    the caller's options), several kept in a temporary file and judged by ``judge_parts``, the
+    YABench metrics (``metrics``) by ``judge_table`` on the one candidate they are taken
+    against."""
+    first = next(parts)
+    second = next(parts, None)
+    if second is None:
+        return judge_table(first)
+    with tempfile.TemporaryDirectory(prefix="rsp-oracle-parts-") as tmp:
+        kept = ExpectedTable(Path(tmp) / "expected.parquet")
+        write_parts(kept.path, itertools.chain((first, second), parts))
+        found = judge_parts(
+            kept.parts, actual, profile, r2s, query=query, representative_of=representative_of
+        )
+        if metrics is not Metrics.YABENCH:
+            return found
+        chosen = kept.of_t0(metrics_t0(kept, found.model_dump(mode="json")))
+        return found.model_copy(update={"yabench": judge_table(chosen).yabench})
 
 
 def judge_parts(

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from rsp_sdk.compare.parts import metrics_t0
 from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import Timeouts
@@ -29,7 +29,7 @@ from rsp_sdk.errors import RspError
 from rsp_sdk.matrix.coverage import classify_run
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.metrics import run_metrics
-from rsp_sdk.matrix.oracle_cache import ExpectedTable, OracleCache
+from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.plan import Cell, CellState
 from rsp_sdk.matrix.spec import Metric
 from rsp_sdk.matrix.store import Store
@@ -315,7 +315,7 @@ def _judge(
                 first = spec.model_copy(update={"name": f"{spec.name}_1"})
             t0 = detail.get("t0")
             if callable(expected):  # the one candidate the metrics need, from its part
-                t0 = _metrics_t0(table, detail)
+                t0 = metrics_t0(table, detail)
                 expected = table.of_t0(t0)
             out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
     except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
@@ -366,17 +366,6 @@ def _judge_instances(
         tmp.write_text(json.dumps(listing, indent=2) + "\n", encoding="utf-8")
     worst = next((e for e in each if e[1] != "correct"), each[0])
     return worst[1], worst[2]
-
-
-def _metrics_t0(table: ExpectedTable, detail: dict[str, Any]) -> int:
-    """The candidate ``judge_run`` takes YABench's metrics against: the matching t0, else the
-    best failure's, else (no output) the smallest one expecting rows."""
-    t0 = detail.get("t0")
-    if t0 is None:
-        t0 = (detail.get("divergence") or {}).get("t0_ms")
-    if t0 is None:
-        t0 = pc.min(next(table.parts()).column("t0_ms")).as_py()
-    return int(t0)
 
 
 def _yabench(

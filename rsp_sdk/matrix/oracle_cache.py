@@ -9,18 +9,15 @@ larger matrix pay for the oracle only on new inputs.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import threading
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from rsp_sdk.compare.parts import ExpectedTable, write_parts
 from rsp_sdk.matrix.plan import canonical
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.profile import Profile
@@ -177,55 +174,6 @@ class OracleCache:
 
 
 CLASSES_FILE = "classes.parquet"
-# schema metadata of an expected table whose row groups are parts of whole t0 classes
-PARTS_KEY = b"rsp-sdk.parts"
-
-
-def write_parts(path: Path, parts: Iterable[pa.Table]) -> None:
-    """The parts as one Parquet file, a row group each (marked ``PARTS_KEY``), so a reader
-    holds one part at a time; a single part is written as before, unmarked."""
-    it = iter(parts)
-    first = next(it)
-    second = next(it, None)
-    if second is None:
-        pq.write_table(first, path)
-        return
-    schema = first.schema.with_metadata({**(first.schema.metadata or {}), PARTS_KEY: b"1"})
-    with pq.ParquetWriter(path, schema) as writer:
-        for part in itertools.chain((first, second), it):  # lazily: a part at a time
-            writer.write_table(part.cast(schema), row_group_size=max(1, part.num_rows))
-
-
-@dataclass(frozen=True)
-class ExpectedTable:
-    """An expected table on disk: read whole, or — when written in parts — a part at a time."""
-
-    path: Path
-
-    @property
-    def in_parts(self) -> bool:
-        meta = pq.read_schema(self.path).metadata or {}
-        return PARTS_KEY in meta
-
-    def whole(self) -> pa.Table:
-        return pq.read_table(self.path)
-
-    def parts(self) -> Iterator[pa.Table]:
-        """Each part (whole classes, ascending representatives); the whole table if unsplit."""
-        if not self.in_parts:
-            yield self.whole()
-            return
-        f = pq.ParquetFile(self.path)
-        for i in range(f.num_row_groups):
-            yield f.read_row_group(i)
-
-    def of_t0(self, t0: int) -> pa.Table:
-        """The rows of representative ``t0`` (from the part holding it)."""
-        for part in self.parts():
-            rows = part.filter(pc.equal(part.column("t0_ms"), t0))
-            if rows.num_rows:
-                return rows
-        return pq.read_schema(self.path).empty_table()
 
 
 class OracleFailedEarlier(RuntimeError):
