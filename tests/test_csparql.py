@@ -254,9 +254,7 @@ def test_csparql09_wall_clock_windows_and_static_data(
     csparql09: Csparql09Adapter, tmp_path: Path
 ) -> None:
     static = tmp_path / "static.ttl"
-    static.write_text(
-        f'<{EX}t500> <{EX}label> "five hundred" .\n<{EX}t500> <{EX}kind> "even" .\n'
-    )
+    static.write_text(f'<{EX}t500> <{EX}label> "five hundred" .\n<{EX}t500> <{EX}kind> "even" .\n')
     stream = table((t, f"<{EX}t{t}>", P, integer(t)) for t in (0, 500, 1000, 1500))
     with open_engine(csparql09, "jpype", tmp_path / "engine") as s:
         s.register_stream(STREAM)

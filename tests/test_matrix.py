@@ -27,8 +27,9 @@ import pytest
 from rsp_sdk.compare.parts import ExpectedTable
 from rsp_sdk.engine import Capabilities, Feature, registry
 from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.adapter_code import code_hash
 from rsp_sdk.matrix.inputs import prepare
-from rsp_sdk.matrix.plan import CellState, parse_only, plan, select
+from rsp_sdk.matrix.plan import CellState, engine_info, parse_only, plan, select
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.model.stream import StreamMeta
@@ -224,6 +225,36 @@ def test_cell_keys_are_stable_and_change_with_their_inputs(
         StreamMeta(producer="test"),
     )
     assert keys(spec_path, "inputs3") != first  # the stream's content, not its name
+
+
+def test_an_adapters_own_code_is_in_its_cells_keys(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A driver fix re-keys the engine's cells, so a rerun runs them again: C-SPARQL 0.9's
+    driver lost every variable past the third, and a rerun kept those cells. Bytecode and
+    build caches in the package folder do not count."""
+    pkg = tmp_path / "pkg"
+    (pkg / "java").mkdir(parents=True)
+    (pkg / "adapter.py").write_text("x = 1\n")
+    (pkg / "java" / "Driver.java").write_text("class Driver {}\n")
+    before = code_hash([pkg])
+    for cache, name in (("__pycache__", "adapter.cpython-311.pyc"), ("node_modules", "x.js")):
+        (pkg / cache).mkdir()
+        (pkg / cache / name).write_text("built")
+    assert code_hash([pkg]) == before
+    (pkg / "java" / "Driver.java").write_text("class Driver { int fixed; }\n")
+    assert code_hash([pkg]) != before
+    # the toy adapter's own folder (tests/fixtures) is hashed into its keys
+    assert engine_info("toy-py").code == code_hash([REPO / "tests" / "fixtures"])
+    write_inputs(tmp_path)
+    spec_path = write_spec(
+        tmp_path, '[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+    )
+    spec = load_spec(spec_path)
+    prepared = prepare(spec, spec_path, tmp_path / "inputs")
+    first = [c.key for c in plan(spec, spec_path, prepared)]
+    monkeypatch.setattr("rsp_sdk.matrix.plan.adapter_code", lambda adapter: "0123456789abcdef")
+    assert [c.key for c in plan(spec, spec_path, prepared)] != first
 
 
 def test_an_engine_provisioned_again_from_the_same_files_keeps_its_cell_keys(

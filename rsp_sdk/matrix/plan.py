@@ -30,6 +30,7 @@ from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.session import UnsupportedQuery
 from rsp_sdk.errors import InputError, RspError
+from rsp_sdk.matrix.adapter_code import adapter_code
 from rsp_sdk.matrix.inputs import PreparedStream, expand
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, FeedMode, MatrixSpec, Metric, Rule
 from rsp_sdk.model.profile import Profile, load_profile
@@ -213,6 +214,7 @@ class EngineInfo(BaseModel):
     runtimes: list[str] = []
     missing: list[str] = []
     artifacts: dict[str, str] = {}
+    code: str = ""  # the adapter's own code (``adapter_code``): a driver fix re-keys its cells
     error: str | None = None
 
 
@@ -244,6 +246,7 @@ def engine_info(name: str) -> EngineInfo:
         runtimes=adapter_runtimes(adapter),
         missing=missing,
         artifacts=artifacts,
+        code=adapter_code(adapter),
     )
 
 
@@ -393,6 +396,7 @@ def _cells_for(
                 "query": [query.name, rendered if rendered is not None else q.model_dump_json()],
                 "profile": canonical(profile) if profile else None,
                 "adapter": [info.name, info.version, info.artifacts],
+                **({"adapter_code": info.code} if info.code else {}),
                 "runtime": runtime,
                 "feeding": feeder_json,
                 "engine_config": engine_config,
