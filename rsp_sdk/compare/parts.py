@@ -148,8 +148,8 @@ def judge_parts(
 ) -> CheckResult:
     """``judge_run(whole, actual, profile, r2s, query=query, representative_of=...)`` where
     ``whole`` is the concatenation of the tables ``parts()`` yields, holding one part's
-    relations at a time. CSRBench metrics only: the YABench ones
-    need one candidate's relations, which the caller takes from the part holding it."""
+    relations at a time. CSRBench metrics only: the YABench ones need one candidate's
+    relations, which the caller takes from the part holding it (``judge_in_parts``)."""
     act = result_relations(actual, query=query, source="<answers>")
     allow = splits_allowed(profile, r2s)
     found: tuple[CsrbenchVerdict, Any] | None = None  # the match and its relations' key
