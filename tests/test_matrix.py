@@ -30,7 +30,7 @@ from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.adapter_code import code_hash
 from rsp_sdk.matrix.inputs import prepare
 from rsp_sdk.matrix.plan import CellState, engine_info, parse_only, plan, select
-from rsp_sdk.matrix.run import run_matrix
+from rsp_sdk.matrix.run import planned, run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.model.stream import StreamMeta
 from rsp_sdk.oracle import job as oracle_job
@@ -325,6 +325,27 @@ def test_a_generated_stream_is_planned_from_its_recipe_without_generating_it_aga
     spec = load_spec(spec_path)
     assert keys("plan2", plan_only=True) != first  # another recipe: generated to be hashed
     assert len(list((tmp_path / "plan2").glob("*.parquet"))) == 1
+
+
+def test_only_one_stream_plans_the_same_cells_and_prepares_that_stream_alone(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--only stream=…`` prepares that stream alone but keeps the cells as the whole spec
+    names them: a YABench rerun with one stream labelled its cells without the stream."""
+    monkeypatch.setenv("RSP_CACHE", str(tmp_path / "cache"))
+    spec_path = tmp_path / "two.toml"
+    gen = 'generator = {{ name = "yabench", params = {{ stations = {n}, interval_ms = 1000, duration_ms = 3000, seed = 1 }} }}'
+    spec_path.write_text(
+        'name = "two"\n[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+        + "".join(f'[[streams]]\nname = "sg{n}"\n{gen.format(n=n)}\n' for n in (1, 2))
+    )
+    write_inputs(tmp_path)
+    spec = load_spec(spec_path)
+    _, every = planned(spec, spec_path, tmp_path / "all")
+    _, one = planned(spec, spec_path, tmp_path / "one", ["stream=sg2"])
+    assert [(c.key, c.label) for c in one] == [(c.key, c.label) for c in every if c.stream == "sg2"]
+    assert all("/sg2/" in c.label for c in one) and one
+    assert len(list((tmp_path / "one").glob("*.parquet"))) == 1
 
 
 def test_a_rendering_with_blank_nodes_is_the_same_on_every_parse() -> None:

@@ -311,8 +311,9 @@ def plan(
     engines: dict[str, EngineInfo] | None = None,
     queries: list[Query] | None = None,
 ) -> list[Cell]:
-    """The cells of ``spec``, in run order (excluded cells are left out; refused and
-    unavailable ones are kept with their reason)."""
+    """The cells of ``spec`` on the prepared ``streams``, in run order (excluded cells are
+    left out; refused and unavailable ones are kept with their reason). A stream of the spec
+    left unprepared (``--only stream=…``) has no cells."""
     from rsp_sdk.csrbench import engine_query
 
     engines = engines or {e.name: engine_info(e.name) for e in spec.engines}
@@ -326,6 +327,8 @@ def plan(
             runtimes = axis.runtimes or info.runtimes or ["subprocess"]
             for runtime, stream, query in itertools.product(runtimes, spec.streams, queries):
                 if query.streams is not None and stream.name not in query.streams:
+                    continue
+                if stream.name not in streams:
                     continue
                 cells += _cells_for(
                     spec,

@@ -75,9 +75,11 @@ def planned(
     plan_only: bool = False,
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
     named = parse_only(only or []).get("stream", set())
+    picked = spec
     if named:  # --only stream=…: the other streams are neither generated nor imported
-        spec = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
-    streams = prepare(spec, spec_path, inputs, plan_only=plan_only)
+        picked = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
+    streams = prepare(picked, spec_path, inputs, plan_only=plan_only)
+    # planned from the whole spec (its labels name the stream whenever it has several)
     return streams, select(plan(spec, spec_path, streams), only or [])
 
 
