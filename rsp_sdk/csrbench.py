@@ -169,31 +169,21 @@ def judge(
     from rsp_sdk.compare.judge import judge_run
     from rsp_sdk.compare.parts import judge_parts
 
-    profile = adapter.profile
+    profile, r2s = adapter.profile, adapter.profile.r2s or spec.r2s
     actual = load_answers(run_dir)
-    if callable(expected):
-        assert representative_of is not None, "parts hold class representatives"
-        parted = judge_parts(
-            expected,
-            actual,
-            profile,
-            profile.r2s or spec.r2s,
-            query=spec.name,
-            representative_of=representative_of,
-        )
-        return parted.state.value, parted.model_dump(mode="json")
     if expected is None:
         from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
 
         expected = oracle_expected(stream, spec, profile)
-    result = judge_run(
-        expected,
-        actual,
-        profile,
-        profile.r2s or spec.r2s,
-        query=spec.name,
-        representative_of=representative_of,
-    )
+    if callable(expected):
+        assert representative_of is not None, "parts hold class representatives"
+        result = judge_parts(
+            expected, actual, profile, r2s, query=spec.name, representative_of=representative_of
+        )
+    else:
+        result = judge_run(
+            expected, actual, profile, r2s, query=spec.name, representative_of=representative_of
+        )
     return result.state.value, result.model_dump(mode="json")
 
 

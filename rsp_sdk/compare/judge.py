@@ -119,6 +119,11 @@ def judge_run(
             time_unit_ms=profile.time_unit_ms,
             gracious=gracious,
         )
+    return check_result(v, report)
+
+
+def check_result(v: CsrbenchVerdict, yabench: YabenchReport | None = None) -> CheckResult:
+    """A verdict (and YABench's metrics) as the judging rule states it (``state_of``)."""
     state = state_of(v)
     return CheckResult(
         query=v.query,
@@ -127,5 +132,5 @@ def judge_run(
         t0=v.t0,
         divergence=v.divergence,
         verdict=v,
-        yabench=report,
+        yabench=yabench,
     )

@@ -36,7 +36,7 @@ from rsp_sdk.compare.csrbench import (
     splits_allowed,
     verdict,
 )
-from rsp_sdk.compare.judge import CheckResult, Verdict, state_of
+from rsp_sdk.compare.judge import CheckResult, check_result
 from rsp_sdk.compare.relations import RelationStream, expected_relations, result_relations
 from rsp_sdk.compare.vocab import Metrics
 from rsp_sdk.model.profile import R2S, Profile
@@ -178,15 +178,7 @@ def judge_parts(
     else:
         assert best is not None, "judge_parts needs at least one part with expected rows"
         v = best[1].model_copy(update={"candidates": candidates})
-    state = state_of(v)
-    return CheckResult(
-        query=v.query,
-        state=state,
-        correct=state is Verdict.CORRECT,
-        t0=v.t0,
-        divergence=v.divergence,
-        verdict=v,
-    )
+    return check_result(v)
 
 
 def _key(stream: RelationStream) -> tuple[frozenset[tuple[Any, int]], ...]:

@@ -502,15 +502,19 @@ CHUNK_ROWS = 2_000_000
 
 def max_reports() -> int:
     """The report limit: ``RSP_ORACLE_MAX_REPORTS`` or ``MAX_REPORTS``."""
-    raw = os.environ.get("RSP_ORACLE_MAX_REPORTS")
+    return env_rows("RSP_ORACLE_MAX_REPORTS", MAX_REPORTS)
+
+
+def env_rows(name: str, default: int) -> int:
+    """A row count from environment variable ``name`` (``default`` when unset); one that is
+    not a number is an input error naming it."""
+    raw = os.environ.get(name)
     if raw is None:
-        return MAX_REPORTS
+        return default
     try:
         return int(raw)
     except ValueError:
-        raise InputError(
-            f"RSP_ORACLE_MAX_REPORTS={raw!r} is not a number", expected="a row count"
-        ) from None
+        raise InputError(f"{name}={raw!r} is not a number", expected="a row count") from None
 
 
 def _rows_per_candidate(profile: Profile, geom: Geometry) -> int:
