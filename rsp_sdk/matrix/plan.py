@@ -20,9 +20,10 @@ import glob
 import hashlib
 import itertools
 import json
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -171,35 +172,44 @@ def load_queries(spec: MatrixSpec, spec_path: Path) -> list[Query]:
     return out
 
 
-def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[tuple[str, Any]]:
-    """(feeding label, FeederConfig, drain quiet seconds) for each feeding of the spec."""
+class _Feed(NamedTuple):
+    """One feeding of a spec as an engine gets it."""
+
+    label: str
+    rate: float | None
+    feeder: FeederConfig | None
+    tail: float | None  # drain quiet seconds the engine needs (None: the spec's)
+
+
+def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[_Feed]:
+    """Each feeding of the spec, as ``adapter`` gets it for ``query``."""
     from rsp_sdk.csrbench import feeding as engine_feeding
 
     f = spec.feeding
     base: dict[str, Any] = {"batch_size": f.batch_size}
     if f.max_batch_span_ms is not None:  # only when given: other specs' keys stay as they were
         base["max_batch_span_ms"] = f.max_batch_span_ms
-    out: list[tuple[str, Any]] = []
+    out: list[_Feed] = []
     for mode in f.modes:
         if mode is FeedMode.ENGINE:
             cfg, tail = engine_feeding(adapter, query)
             cfg = cfg.model_copy(update=base)
-            out.append((cfg.mode.value, (None, cfg, tail)))
+            out.append(_Feed(cfg.mode.value, None, cfg, tail))
         elif mode is FeedMode.AFAP:
-            out.append(("afap", (None, FeederConfig(mode=PacingMode.AFAP, **base), None)))
+            out.append(_Feed("afap", None, FeederConfig(mode=PacingMode.AFAP, **base), None))
         elif mode is FeedMode.FIXED:
             cfg = FeederConfig(mode=PacingMode.AFAP, limit=f.limit, **base)
-            out.append(("fixed", (None, cfg, None)))
+            out.append(_Feed("fixed", None, cfg, None))
         elif mode is FeedMode.REAL_TIME:
-            out.append(("real-time", (None, FeederConfig(mode=PacingMode.REAL_TIME), None)))
+            out.append(_Feed("real-time", None, FeederConfig(mode=PacingMode.REAL_TIME), None))
         elif mode is FeedMode.RATE:
             for r in f.rates:
                 cfg = FeederConfig(mode=PacingMode.APP_TIME, rate=r, **base)
-                out.append(("rate", (r, cfg, None)))
+                out.append(_Feed("rate", r, cfg, None))
         else:
             for s in f.time_scales:
                 cfg = FeederConfig(mode=PacingMode.APP_TIME, time_scale=s, **base)
-                out.append(("time-scale", (None, cfg, None)))
+                out.append(_Feed("time-scale", None, cfg, None))
     return out
 
 
@@ -314,8 +324,6 @@ def plan(
     """The cells of ``spec`` on the prepared ``streams``, in run order (excluded cells are
     left out; refused and unavailable ones are kept with their reason). A stream of the spec
     left unprepared (``--only stream=…``) has no cells."""
-    from rsp_sdk.csrbench import engine_query
-
     engines = engines or {e.name: engine_info(e.name) for e in spec.engines}
     queries = queries if queries is not None else load_queries(spec, spec_path)
     override: Profile | None = load_profile(spec.profile) if spec.profile else None
@@ -330,134 +338,178 @@ def plan(
                     continue
                 if stream.name not in streams:
                     continue
-                cells += _cells_for(
-                    spec,
-                    axis.engine_config,
-                    info,
-                    runtime,
-                    streams[stream.name],
-                    query,
-                    rep,
-                    override,
-                    engine_query,
-                    refusals,
+                slot = Slot(
+                    spec, info, axis.engine_config, runtime, streams[stream.name], query, rep
                 )
+                cells += cells_for(slot, override, refusals)
     return cells
 
 
-def _cells_for(
-    spec: MatrixSpec,
-    engine_config: dict[str, Any],
-    info: EngineInfo,
-    runtime: str,
-    stream: PreparedStream,
-    query: Query,
-    rep: int,
-    override: Profile | None,
-    engine_query: Any,
-    refusals: _Refusals | None = None,
+@dataclass(frozen=True)
+class Slot:
+    """One (repetition, engine, runtime, stream, query) of a spec. Its cells differ only by
+    feeding and number of instances: what the engine makes of the query is worked out once."""
+
+    spec: MatrixSpec
+    info: EngineInfo
+    engine_config: dict[str, Any]
+    runtime: str
+    stream: PreparedStream
+    query: Query
+    rep: int
+
+
+class _Resolved(NamedTuple):
+    """What a slot's engine makes of its query, the same for each of the slot's cells."""
+
+    query: QuerySpec  # the engine's form of it (csrbench.engine_query)
+    rendered: str | None  # its text in the engine's dialect (None: refused, or no adapter)
+    profile: Profile | None
+    state: CellState
+    reason: str | None
+
+
+def cells_for(
+    slot: Slot, override: Profile | None = None, refusals: _Refusals | None = None
 ) -> list[Cell]:
-    adapter = info.adapter
-    refusals = refusals or _Refusals()
-    q = engine_query(query.spec, adapter) if adapter is not None else query.spec
-    profile = override or (adapter.profile if adapter is not None else None)
-    feeds = _feeders(spec, adapter, q) if adapter is not None else [("afap", (None, None, None))]
+    """The cells of one slot, one per (instances, feeding) the spec's rules leave in. The query
+    is rendered only if some cell is left (a rule may exclude what an engine cannot render)."""
+    from rsp_sdk.csrbench import engine_query
+
+    adapter = slot.info.adapter
+    q = engine_query(slot.query.spec, adapter) if adapter is not None else slot.query.spec
+    feeds = (
+        _feeders(slot.spec, adapter, q)
+        if adapter is not None
+        else [_Feed("afap", None, None, None)]
+    )
+    resolved: _Resolved | None = None
     out: list[Cell] = []
-    for instances, (feed_label, (rate, feeder, tail)) in itertools.product(spec.instances, feeds):
+    for instances, feed in itertools.product(slot.spec.instances, feeds):
         axes = {
-            "engine": info.name,
-            "runtime": runtime,
-            "query": query.name,
-            "stream": stream.name,
-            "feeding": feed_label,
-            "rate": rate,
+            "engine": slot.info.name,
+            "runtime": slot.runtime,
+            "query": slot.query.name,
+            "stream": slot.stream.name,
+            "feeding": feed.label,
+            "rate": feed.rate,
         }
-        if _excluded(spec.exclude, spec.include, axes) is not None:
+        if _excluded(slot.spec.exclude, slot.spec.include, axes) is not None:
             continue
-        state, reason, rendered = CellState.PLANNED, None, None
-        if adapter is None:
-            state, reason = CellState.UNAVAILABLE, info.error
-        elif runtime not in info.runtimes:
-            state = CellState.UNAVAILABLE
-            reason = f"runtime {runtime} cannot carry {info.name} ({', '.join(info.runtimes)})"
-        elif info.missing:
-            state, reason = CellState.UNAVAILABLE, "not provisioned: " + "; ".join(info.missing)
-        if adapter is not None:
-            rendered, why = refusals.of(adapter, q)
-            why = why or config_problem(adapter, engine_config)
-            if why is not None and state is CellState.PLANNED:
-                state, reason = CellState.REFUSED, why
-        # a limit left unset is not part of the key: adding one keeps older results' keys
-        limits = spec.limits.model_dump(
-            mode="json", exclude={k for k in ("cell_timeout_s",) if getattr(spec.limits, k) is None}
-        )
-        feeder_json = feeder.model_dump(mode="json") if feeder is not None else None
-        key = cell_key(
-            {
-                "stream_sha256": stream.sha256,
-                "static": stream.static_sha256,
-                "query": [query.name, rendered if rendered is not None else q.model_dump_json()],
-                "profile": canonical(profile) if profile else None,
-                "adapter": [info.name, info.version, info.artifacts],
-                **({"adapter_code": info.code} if info.code else {}),
-                "runtime": runtime,
-                "feeding": feeder_json,
-                "engine_config": engine_config,
-                "limits": limits,
-                "repetition": rep,
-                # judged differently: the key changes only when asked (older keys stay)
-                **({"gracious": True} if query.gracious else {}),
-                # only when asked: every key of a spec without the axis stays as it was
-                **({"instances": instances} if instances != 1 else {}),
-            }
-        )
-        app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
-        unjudged = None if adapter is None or app_time else _wall_clock_scaled(feeder)
-        metrics = [m.value for m in spec.metrics if unjudged is None or m not in JUDGED]
-        parallel = spec.wall_clock_free or (
-            app_time and feed_label in ("afap", "fixed") and Metric.PERF not in spec.metrics
-        )
-        rate_txt = f"/rate={rate:g}" if rate is not None else f"/{feed_label}"
-        if feeder is not None and feeder.time_scale is not None:
-            rate_txt += f"={feeder.time_scale:g}"
-        on = f"/{stream.name}" if len(spec.streams) > 1 else ""
-        on += f"/x{instances}" if len(spec.instances) > 1 or instances != 1 else ""
-        out.append(
-            Cell(
-                key=key,
-                label=f"{info.name}@{runtime}/{query.name}{on}{rate_txt}/rep={rep}",
-                spec=spec.name,
-                group=query.group or spec.group,
-                engine=info.name,
-                adapter_version=info.version,
-                runtime=runtime,
-                query=query.name,
-                params=json.dumps(query.params, sort_keys=True),
-                stream=stream.name,
-                stream_sha256=stream.sha256,
-                rate=rate,
-                feeding=feed_label,
-                repetition=rep,
-                profile=profile.name if profile else "",
-                state=state,
-                reason=reason,
-                parallel_ok=parallel and runtime != "jpype",  # one JVM per process
-                query_spec=q.model_dump(mode="json"),
-                feeder=feeder_json,
-                drain_quiet_s=tail if tail is not None else spec.limits.drain_quiet_s,
-                drain_max_s=max(spec.limits.drain_max_s, 4 * (tail or 0)),
-                engine_config=engine_config,
-                timeout_s=spec.limits.timeout_s,
-                cell_timeout_s=spec.limits.cell_timeout_s,
-                profile_json=profile.model_dump(mode="json") if profile else None,
-                metrics=metrics,
-                not_judged_why=unjudged if len(metrics) < len(spec.metrics) else None,
-                gracious=query.gracious,
-                artifacts=info.artifacts,
-                instances=instances,
-            )
-        )
+        if resolved is None:
+            resolved = _resolve(slot, q, override, refusals or _Refusals())
+        out.append(_cell(slot, resolved, feed, instances))
     return out
+
+
+def _resolve(slot: Slot, q: QuerySpec, override: Profile | None, refusals: _Refusals) -> _Resolved:
+    """The query's rendering, the profile, and whether the slot can run (unavailable: no
+    adapter, runtime or provisioning; refused: a feature, the dialect or the config)."""
+    info, adapter = slot.info, slot.info.adapter
+    profile = override or (adapter.profile if adapter is not None else None)
+    state, reason, rendered = CellState.PLANNED, None, None
+    if adapter is None:
+        state, reason = CellState.UNAVAILABLE, info.error
+    elif slot.runtime not in info.runtimes:
+        state = CellState.UNAVAILABLE
+        reason = f"runtime {slot.runtime} cannot carry {info.name} ({', '.join(info.runtimes)})"
+    elif info.missing:
+        state, reason = CellState.UNAVAILABLE, "not provisioned: " + "; ".join(info.missing)
+    if adapter is not None:
+        rendered, why = refusals.of(adapter, q)
+        why = why or config_problem(adapter, slot.engine_config)
+        if why is not None and state is CellState.PLANNED:
+            state, reason = CellState.REFUSED, why
+    return _Resolved(q, rendered, profile, state, reason)
+
+
+def _key(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> str:
+    spec, info, query = slot.spec, slot.info, slot.query
+    # a limit left unset is not part of the key: adding one keeps older results' keys
+    limits = spec.limits.model_dump(
+        mode="json", exclude={k for k in ("cell_timeout_s",) if getattr(spec.limits, k) is None}
+    )
+    text = resolved.rendered
+    return cell_key(
+        {
+            "stream_sha256": slot.stream.sha256,
+            "static": slot.stream.static_sha256,
+            "query": [query.name, text if text is not None else resolved.query.model_dump_json()],
+            "profile": canonical(resolved.profile) if resolved.profile else None,
+            "adapter": [info.name, info.version, info.artifacts],
+            **({"adapter_code": info.code} if info.code else {}),
+            "runtime": slot.runtime,
+            "feeding": feed.feeder.model_dump(mode="json") if feed.feeder is not None else None,
+            "engine_config": slot.engine_config,
+            "limits": limits,
+            "repetition": slot.rep,
+            # judged differently: the key changes only when asked (older keys stay)
+            **({"gracious": True} if query.gracious else {}),
+            # only when asked: every key of a spec without the axis stays as it was
+            **({"instances": instances} if instances != 1 else {}),
+        }
+    )
+
+
+def _label(slot: Slot, feed: _Feed, instances: int) -> str:
+    spec = slot.spec
+    rate_txt = f"/rate={feed.rate:g}" if feed.rate is not None else f"/{feed.label}"
+    if feed.feeder is not None and feed.feeder.time_scale is not None:
+        rate_txt += f"={feed.feeder.time_scale:g}"
+    on = f"/{slot.stream.name}" if len(spec.streams) > 1 else ""
+    on += f"/x{instances}" if len(spec.instances) > 1 or instances != 1 else ""
+    return f"{slot.info.name}@{slot.runtime}/{slot.query.name}{on}{rate_txt}/rep={slot.rep}"
+
+
+def _judging(slot: Slot, feed: _Feed) -> tuple[list[str], str | None, bool]:
+    """(metrics the cell gets, why it is not judged, whether it may run beside others)."""
+    spec, adapter = slot.spec, slot.info.adapter
+    app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
+    unjudged = None if adapter is None or app_time else _wall_clock_scaled(feed.feeder)
+    metrics = [m.value for m in spec.metrics if unjudged is None or m not in JUDGED]
+    parallel = spec.wall_clock_free or (
+        app_time and feed.label in ("afap", "fixed") and Metric.PERF not in spec.metrics
+    )
+    why = unjudged if len(metrics) < len(spec.metrics) else None
+    return metrics, why, parallel and slot.runtime != "jpype"  # one JVM per process
+
+
+def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
+    spec, info, query, profile = slot.spec, slot.info, slot.query, resolved.profile
+    metrics, not_judged_why, parallel_ok = _judging(slot, feed)
+    return Cell(
+        key=_key(slot, resolved, feed, instances),
+        label=_label(slot, feed, instances),
+        spec=spec.name,
+        group=query.group or spec.group,
+        engine=info.name,
+        adapter_version=info.version,
+        runtime=slot.runtime,
+        query=query.name,
+        params=json.dumps(query.params, sort_keys=True),
+        stream=slot.stream.name,
+        stream_sha256=slot.stream.sha256,
+        rate=feed.rate,
+        feeding=feed.label,
+        repetition=slot.rep,
+        profile=profile.name if profile else "",
+        state=resolved.state,
+        reason=resolved.reason,
+        parallel_ok=parallel_ok,
+        query_spec=resolved.query.model_dump(mode="json"),
+        feeder=feed.feeder.model_dump(mode="json") if feed.feeder is not None else None,
+        drain_quiet_s=feed.tail if feed.tail is not None else spec.limits.drain_quiet_s,
+        drain_max_s=max(spec.limits.drain_max_s, 4 * (feed.tail or 0)),
+        engine_config=slot.engine_config,
+        timeout_s=spec.limits.timeout_s,
+        cell_timeout_s=spec.limits.cell_timeout_s,
+        profile_json=profile.model_dump(mode="json") if profile else None,
+        metrics=metrics,
+        not_judged_why=not_judged_why,
+        gracious=query.gracious,
+        artifacts=info.artifacts,
+        instances=instances,
+    )
 
 
 JUDGED = (Metric.CSRBENCH, Metric.YABENCH)

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from rsp_sdk.matrix.execute import needs_judging
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.metrics import window_latencies
-from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, _cells_for, select
+from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, Slot, cells_for, select
 from rsp_sdk.matrix.spec import FeedMode, MatrixSpec, RateSearch
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.profile import load_profile
@@ -214,14 +214,10 @@ def probe_cell(
 ) -> Cell | None:
     """The cell of one probe: the spec's cell for this engine, query and stream fed at
     ``rate`` (None if the spec's rules exclude it)."""
-    from rsp_sdk.csrbench import engine_query
-
     feeding = spec.feeding.model_copy(update={"modes": [FeedMode.RATE], "rates": [rate]})
     probe_spec = spec.model_copy(update={"feeding": feeding})
     override = load_profile(spec.profile) if spec.profile else None
-    cells = _cells_for(
-        probe_spec, engine_config, info, runtime, stream, query, 1, override, engine_query
-    )
+    cells = cells_for(Slot(probe_spec, info, engine_config, runtime, stream, query, 1), override)
     return cells[0] if cells else None
 
 
