@@ -290,41 +290,55 @@ def _judge(
     run_dir: Path,
     oracle: OracleCache,
 ) -> dict[str, Any]:
-    from rsp_sdk.csrbench import divergence_text
-
-    out: dict[str, Any] = {}
+    """The judgement's fields of cell.json. A judgement that fails (the oracle, a malformed
+    output) leaves the cell recorded as not_judged with the reason; a rerun judges it again."""
     if interrupted():
         raise KeyboardInterrupt
     try:
-        table, _, classes = oracle.expected(
-            stream.path, stream.sha256, spec, adapter.profile, stream.static
-        )
-        # a table in parts is judged a part at a time (``rsp_sdk.compare.parts``)
-        expected = table.parts if table.in_parts and classes is not None else table.whole()
-        verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
-        out["verdict"] = VERDICTS[verdict]
-        with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
-            tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
-        out["t0_ms"] = detail.get("t0")
-        out["divergence"] = divergence_text(detail)
-        if detail.get("divergence"):
-            out["divergence_detail"] = json.dumps(detail["divergence"], sort_keys=True)
-        if Metric.YABENCH.value in cell.metrics:
-            first = spec  # with instances: the first one's windows (they all see one stream)
-            if cell.instances > 1:
-                first = spec.model_copy(update={"name": f"{spec.name}_1"})
-            t0 = detail.get("t0")
-            if callable(expected):  # the one candidate the metrics need, from its part
-                t0 = metrics_t0(table, detail)
-                expected = table.of_t0(t0)
-            out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
-    except Exception as exc:  # the oracle or a malformed output: the cell stays recorded
+        return _judgement(cell, spec, adapter, stream, run_dir, oracle)
+    except Exception as exc:
         if interrupted():  # the Spark job was cancelled by Ctrl-C: not a finding
             raise KeyboardInterrupt from exc
-        out["verdict"] = "not_judged"
-        out["reason"] = f"judging failed: {type(exc).__name__}: {exc}"
+        reason = f"judging failed: {type(exc).__name__}: {exc}"
         if oracle.session_died():  # the next cell gets a new session (a rerun re-judges this)
-            out["reason"] = f"judging failed: {DEAD_JVM} ({type(exc).__name__})"
+            reason = f"judging failed: {DEAD_JVM} ({type(exc).__name__})"
+        return {"verdict": "not_judged", "reason": reason}
+
+
+def _judgement(
+    cell: Cell,
+    spec: QuerySpec,
+    adapter: Adapter,
+    stream: PreparedStream,
+    run_dir: Path,
+    oracle: OracleCache,
+) -> dict[str, Any]:
+    from rsp_sdk.csrbench import divergence_text
+
+    table, _, classes = oracle.expected(
+        stream.path, stream.sha256, spec, adapter.profile, stream.static
+    )
+    # a table in parts is judged a part at a time (``rsp_sdk.compare.parts``)
+    expected = table.parts if table.in_parts and classes is not None else table.whole()
+    verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
+    with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
+        tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
+    out: dict[str, Any] = {
+        "verdict": VERDICTS[verdict],
+        "t0_ms": detail.get("t0"),
+        "divergence": divergence_text(detail),
+    }
+    if detail.get("divergence"):
+        out["divergence_detail"] = json.dumps(detail["divergence"], sort_keys=True)
+    if Metric.YABENCH.value in cell.metrics:
+        first = spec  # with instances: the first one's windows (they all see one stream)
+        if cell.instances > 1:
+            first = spec.model_copy(update={"name": f"{spec.name}_1"})
+        t0 = detail.get("t0")
+        if callable(expected):  # the one candidate the metrics need, from its part
+            t0 = metrics_t0(table, detail)
+            expected = table.of_t0(t0)
+        out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
     return out
 
 

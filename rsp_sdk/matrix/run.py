@@ -159,23 +159,9 @@ def run_matrix(
     store.open(spec, spec_path, [])  # claims the directory before anything is written in it
     streams, cells = planned(spec, spec_path, output / "inputs", only)
     store.open(spec, spec_path, cells)
-    todo: list[Cell] = []
-    to_judge: dict[str, dict[str, Any] | None] = {}
+    todo, to_judge = _todo(cells, store, retry_failed, progress)
     probe_keys: set[str] = set()
     probes_ran = 0
-    for cell in cells:
-        done = store.done(cell.key)
-        if unjudged(cell, done, store):
-            to_judge[cell.key] = done
-            todo.append(cell)
-            continue
-        if done is not None and not (retry_failed and done["state"] in RETRY):
-            if progress:
-                progress(Progress(event="skip", cell=cell, row=done, total=len(cells)))
-            continue
-        if done is not None:
-            store.retire(cell.key)
-        todo.append(cell)
     oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
 
     def one(cell: Cell) -> None:
@@ -222,6 +208,31 @@ def run_matrix(
         probe_keys=probe_keys,
         engine_s=sum(_run_seconds(store, k) for k in ran_now),
     )
+
+
+def _todo(
+    cells: list[Cell], store: Store, retry_failed: bool, progress: ProgressFn | None
+) -> tuple[list[Cell], dict[str, dict[str, Any] | None]]:
+    """The cells to run or judge, in plan order, and among them those to judge only (a finished
+    run whose judgement is missing: its record, None if it has none). A finished cell is
+    skipped — so a killed matrix resumes — unless it failed and ``retry_failed`` asks; a
+    retried cell's old record is retired first."""
+    todo: list[Cell] = []
+    to_judge: dict[str, dict[str, Any] | None] = {}
+    for cell in cells:
+        done = store.done(cell.key)
+        if unjudged(cell, done, store):
+            to_judge[cell.key] = done
+            todo.append(cell)
+            continue
+        if done is not None and not (retry_failed and done["state"] in RETRY):
+            if progress:
+                progress(Progress(event="skip", cell=cell, row=done, total=len(cells)))
+            continue
+        if done is not None:
+            store.retire(cell.key)
+        todo.append(cell)
+    return todo, to_judge
 
 
 def _run_seconds(store: Store, key: str) -> float:
