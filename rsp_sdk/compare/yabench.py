@@ -271,17 +271,7 @@ def window_metrics(
         [r.bag for r in exp_rels], [r.bag for r in act_rels], allow_groups=allow_groups
     )
     notes = list(alignment.notes)
-    events = np.asarray(sorted(set(event_times)), dtype=np.int64) if event_times else None
-
-    def close_instant(rel: Relation) -> int | None:
-        end = rel.window_close_ms if rel.window_close_ms is not None else rel.t_app_ms
-        if end is None or not content_change:
-            return end
-        if events is not None:
-            pos = int(np.searchsorted(events, end, side="left"))
-            return int(events[pos - 1]) if pos > 0 else end
-        return end - time_unit_ms
-
+    close = _CloseInstant(content_change, event_times, time_unit_ms)
     keyed: list[tuple[tuple[int, int, int], WindowMetrics]] = []
     disagreements: list[int] = []
     if gracious is not None and gracious.r2s is R2S.DSTREAM:
@@ -290,39 +280,13 @@ def window_metrics(
         bag: Counter[BindingKey] = Counter()
         for j in group:
             bag.update(act_rels[j].bag)
-        matched, p, r = precision_recall(rel.bag, bag)
-        row = WindowMetrics(
-            expected_seq=rel.seq,
-            report_ms=rel.t_app_ms,
-            window_open_ms=rel.window_open_ms,
-            window_close_ms=rel.window_close_ms,
-            triples_in_window=rel.triples_in_window,
-            actual_seqs=[act_rels[j].seq for j in group],
-            expected_size=rel.size,
-            actual_size=sum(bag.values()),
-            matched=matched,
-            precision=p,
-            recall=r,
-        )
-        arrived = act_rels[group[-1]].t_sys_ns if group else None
-        instant = close_instant(rel)
-        if time_map is not None and arrived is not None and instant is not None:
-            closed = time_map.sys_ns_at(instant)
-            row.delay_ms = (arrived - closed) / 1e6
-            row.actual_sys_ms = time_map.relative_ms(arrived)
-            row.expected_sys_ms = time_map.relative_ms(closed)
+        row = _window_row(rel, bag, [act_rels[j] for j in group], close(rel), time_map)
         if gracious is not None:
             shift = _gracious(rel, bag, gracious, extend_end=not content_change)
             if shift is not None and not shift.agrees:
                 disagreements.append(rel.seq)
             if shift is not None:
-                row.gracious_open_ms = shift.open_ms
-                row.gracious_close_ms = shift.close_ms
-                row.start_shift_ms = shift.open_ms - (rel.window_open_ms or 0)
-                row.end_shift_ms = shift.close_ms - (rel.window_close_ms or 0)
-                row.gracious_precision = shift.precision
-                row.gracious_recall = shift.recall
-                row.gracious_expected_size = shift.expected_size
+                _set_gracious(row, rel, shift)
         keyed.append(((i, 0, 0), row))
     if disagreements:
         notes.append(
@@ -330,37 +294,9 @@ def window_metrics(
             f"relation for {len(disagreements)} window(s) (first: seq {disagreements[0]}); their "
             "reconstructed borders are unreliable"
         )
-    # Outputs answering no window, placed after the window answered just before them.
-    group_of: dict[int, int] = {j: i for i, grp in enumerate(alignment.groups) for j in grp}
-    answered_before, unassigned = -1, set(alignment.unassigned)
-    for j in range(len(act_rels)):
-        if j in group_of:
-            answered_before = group_of[j]
-        if j not in unassigned:
-            continue
-        rel = act_rels[j]
-        row = WindowMetrics(
-            expected_seq=None,
-            report_ms=None,
-            window_open_ms=None,
-            window_close_ms=None,
-            triples_in_window=None,
-            actual_seqs=[rel.seq],
-            expected_size=0,
-            actual_size=rel.size,
-            matched=0,
-            precision=0.0,
-            recall=1.0,
-            actual_sys_ms=(
-                time_map.relative_ms(rel.t_sys_ns)
-                if time_map is not None and rel.t_sys_ns is not None
-                else None
-            ),
-        )
-        keyed.append(((answered_before, 1, j), row))
+    keyed += _unexpected_rows(alignment.groups, alignment.unassigned, act_rels, time_map)
     keyed.sort(key=lambda kv: kv[0])
     windows = [row for _, row in keyed]
-
     final_arrival = None
     arrivals = [r.t_sys_ns for r in act_rels if r.t_sys_ns is not None]
     if time_map is not None and arrivals:
@@ -382,3 +318,106 @@ def window_metrics(
         positional_alignment=alignment.positional,
         notes=notes,
     )
+
+
+class _CloseInstant:
+    """When a window's answer was due, in application time: its end for window-close reports;
+    for content-change reports the triggering event, the last stream timestamp before the
+    report (or the report minus one time unit when the stream's timestamps are not given)."""
+
+    def __init__(
+        self, content_change: bool, event_times: Sequence[int] | None, time_unit_ms: int
+    ) -> None:
+        self.content_change = content_change
+        self.events = np.asarray(sorted(set(event_times)), dtype=np.int64) if event_times else None
+        self.time_unit_ms = time_unit_ms
+
+    def __call__(self, rel: Relation) -> int | None:
+        end = rel.window_close_ms if rel.window_close_ms is not None else rel.t_app_ms
+        if end is None or not self.content_change:
+            return end
+        if self.events is not None:
+            pos = int(np.searchsorted(self.events, end, side="left"))
+            return int(self.events[pos - 1]) if pos > 0 else end
+        return end - self.time_unit_ms
+
+
+def _window_row(
+    rel: Relation,
+    bag: Counter[BindingKey],
+    answers: list[Relation],
+    instant: int | None,
+    time_map: TimeMap | None,
+) -> WindowMetrics:
+    """One expected window's row: scores of the outputs that answer it (``answers``, merged in
+    ``bag``), and its delay — the last answer's arrival minus the close ``instant``."""
+    matched, p, r = precision_recall(rel.bag, bag)
+    row = WindowMetrics(
+        expected_seq=rel.seq,
+        report_ms=rel.t_app_ms,
+        window_open_ms=rel.window_open_ms,
+        window_close_ms=rel.window_close_ms,
+        triples_in_window=rel.triples_in_window,
+        actual_seqs=[a.seq for a in answers],
+        expected_size=rel.size,
+        actual_size=sum(bag.values()),
+        matched=matched,
+        precision=p,
+        recall=r,
+    )
+    arrived = answers[-1].t_sys_ns if answers else None
+    if time_map is not None and arrived is not None and instant is not None:
+        closed = time_map.sys_ns_at(instant)
+        row.delay_ms = (arrived - closed) / 1e6
+        row.actual_sys_ms = time_map.relative_ms(arrived)
+        row.expected_sys_ms = time_map.relative_ms(closed)
+    return row
+
+
+def _set_gracious(row: WindowMetrics, rel: Relation, shift: _Shift) -> None:
+    row.gracious_open_ms = shift.open_ms
+    row.gracious_close_ms = shift.close_ms
+    row.start_shift_ms = shift.open_ms - (rel.window_open_ms or 0)
+    row.end_shift_ms = shift.close_ms - (rel.window_close_ms or 0)
+    row.gracious_precision = shift.precision
+    row.gracious_recall = shift.recall
+    row.gracious_expected_size = shift.expected_size
+
+
+def _unexpected_rows(
+    groups: Sequence[Sequence[int]],
+    unassigned: Sequence[int],
+    act_rels: Sequence[Relation],
+    time_map: TimeMap | None,
+) -> list[tuple[tuple[int, int, int], WindowMetrics]]:
+    """A row (P = 0, R = 1) for each output that answers no window, keyed to sort after the
+    window answered just before it."""
+    group_of: dict[int, int] = {j: i for i, grp in enumerate(groups) for j in grp}
+    answered_before, left = -1, set(unassigned)
+    out: list[tuple[tuple[int, int, int], WindowMetrics]] = []
+    for j, rel in enumerate(act_rels):
+        if j in group_of:
+            answered_before = group_of[j]
+        if j not in left:
+            continue
+        arrived = rel.t_sys_ns
+        row = WindowMetrics(
+            expected_seq=None,
+            report_ms=None,
+            window_open_ms=None,
+            window_close_ms=None,
+            triples_in_window=None,
+            actual_seqs=[rel.seq],
+            expected_size=0,
+            actual_size=rel.size,
+            matched=0,
+            precision=0.0,
+            recall=1.0,
+            actual_sys_ms=(
+                time_map.relative_ms(arrived)
+                if time_map is not None and arrived is not None
+                else None
+            ),
+        )
+        out.append(((answered_before, 1, j), row))
+    return out
