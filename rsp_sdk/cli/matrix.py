@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -34,6 +36,7 @@ from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
 
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
+    from rsp_sdk.matrix.run import MatrixResult
     from rsp_sdk.matrix.run import Progress as CellProgress
 
 app = RspTyper(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
@@ -163,30 +166,7 @@ def run_command(
     from rsp_sdk.matrix.store import Store
 
     loaded = load_spec(spec)
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[current]}"),
-        console=console,
-        disable=as_json,
-        transient=False,
-    ) as bar:
-        task = bar.add_task(loaded.name, total=None, current="preparing inputs")
-
-        def progress(p: CellProgress) -> None:
-            if bar.tasks[task].total is None:
-                bar.update(task, total=p.total)
-            if p.event in ("start", "judge"):
-                doing = "running" if p.event == "start" else "judging its recorded run"
-                bar.update(task, current=f"{p.cell.label}: {doing}")
-            else:
-                word = outcome(p.row or {"state": "ok"})
-                colour = COLOURS.get(word, "white")
-                bar.update(task, advance=1, current=f"{p.cell.label}: [{colour}]{word}[/]")
-
+    with _progress_bar(loaded.name, quiet=as_json) as (bar, progress):
         try:
             result = run_matrix(
                 loaded,
@@ -208,14 +188,7 @@ def run_command(
         emit_json({"results": str(output), "cells": result.rows})
     else:
         print_tables(output, result.rows)
-        console.print(
-            f"ran {result.ran} cell(s), {result.skipped} already done"
-            + (f", judged {result.judged} finished run(s)" if result.judged else "")
-            + "; oracle computed "
-            f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s "
-            f"(engine runs {result.engine_s:.0f} s, oracle + harness "
-            f"{max(0.0, result.wall_s - result.engine_s):.0f} s)"
-        )
+        console.print(_time_split(result))
         console.print(f"results: {output}")
     if any(
         r["state"] in ("failed", "timeout") or r.get("verdict") in ("incorrect", "no_output")
@@ -223,6 +196,51 @@ def run_command(
         if r["key"] not in result.probe_keys  # a probe failing is how Rate_max is found
     ):
         raise typer.Exit(1)
+
+
+@contextmanager
+def _progress_bar(
+    name: str, *, quiet: bool
+) -> Iterator[tuple[Progress, Callable[[CellProgress], None]]]:
+    """One bar for the matrix (cells done / total, elapsed, ETA) and the current cell's name
+    and state beside it; the callback is what ``run_matrix`` reports to."""
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[current]}"),
+        console=console,
+        disable=quiet,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(name, total=None, current="preparing inputs")
+
+        def progress(p: CellProgress) -> None:
+            if bar.tasks[task].total is None:
+                bar.update(task, total=p.total)
+            if p.event in ("start", "judge"):
+                doing = "running" if p.event == "start" else "judging its recorded run"
+                bar.update(task, current=f"{p.cell.label}: {doing}")
+            else:
+                word = outcome(p.row or {"state": "ok"})
+                colour = COLOURS.get(word, "white")
+                bar.update(task, advance=1, current=f"{p.cell.label}: [{colour}]{word}[/]")
+
+        yield bar, progress
+
+
+def _time_split(result: MatrixResult) -> str:
+    """What ran and where the time went: engine runs against oracle + harness."""
+    return (
+        f"ran {result.ran} cell(s), {result.skipped} already done"
+        + (f", judged {result.judged} finished run(s)" if result.judged else "")
+        + "; oracle computed "
+        f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s "
+        f"(engine runs {result.engine_s:.0f} s, oracle + harness "
+        f"{max(0.0, result.wall_s - result.engine_s):.0f} s)"
+    )
 
 
 @app.command("show")
