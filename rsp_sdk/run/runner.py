@@ -18,10 +18,12 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,7 +38,7 @@ from rsp_sdk.run.feeder import FeederConfig, Plan, plan
 from rsp_sdk.run.recorder import RunRecorder, RunStatus
 from rsp_sdk.run.sampler import Sampler
 from rsp_sdk.runtime import get_runtime, runtimes_for
-from rsp_sdk.runtime.base import EngineError, ResourceLimits
+from rsp_sdk.runtime.base import EngineError, ResourceLimits, Runtime
 from rsp_sdk.streams.io import read_static, read_stream
 from rsp_sdk.util.atomic import atomic_path
 
@@ -174,6 +176,9 @@ def run(
     cache: Any = None,
     progress: ProgressFn | None = None,
 ) -> RunSummary:
+    """Run ``request`` to its end (the module docstring says what that covers). Usage errors
+    — an engine config the adapter refuses, a runtime that cannot carry the driver — are
+    raised before a run directory exists."""
     adapter = adapter or get_adapter(request.engine)
     runtime = get_runtime(
         request.runtime, **({"limits": request.limits} if request.limits.active else {})
@@ -183,21 +188,7 @@ def run(
     table = read_stream(request.stream)
     warm_table = read_stream(request.warmup) if request.warmup else None
     feed_plan = plan(table, request.feeder, warmup=warm_table)
-    # a query the engine cannot run is a run outcome ("not supported: optional"), recorded in
-    # the run directory; the engine is not even started for it
-    missing = (
-        adapter.capabilities.missing(required_features(query.spec)) if query.spec else frozenset()
-    )
-    not_expressible: UnsupportedQuery | None = None
-    if query.spec is None:
-        rendered: str | None = query.raw_text or ""
-    elif missing:
-        rendered = None
-    else:
-        try:  # the dialect may lack a construct the feature flags do not name
-            rendered = adapter.render(query.spec)
-        except UnsupportedQuery as exc:
-            rendered, not_expressible = None, exc
+    rendered, refusal = _rendering(adapter, query)
     problem = config_problem(adapter, request.engine_config)
     if problem is not None:  # a usage error, told before any engine starts
         raise InputError(problem, expected="--engine-config '{\"KEY\": VALUE}'")
@@ -207,22 +198,10 @@ def run(
             f"runtime {runtime.name} cannot carry {adapter.name}'s {driver.kind} driver; "
             f"use one of: {', '.join(runtimes_for(driver.kind))}"
         )
-    streams = pc.unique(table.column("stream")).to_pylist()
-    if warm_table is not None:
-        streams += [
-            s for s in pc.unique(warm_table.column("stream")).to_pylist() if s not in streams
-        ]
-    wall_ns, mono_ns = time.time_ns(), time.monotonic_ns()
+    streams = _stream_iris(table, warm_table)
     config = {
         "schema_version": 1,
-        "engine": {
-            "name": adapter.name,
-            "version": adapter.version,
-            "driver_kind": adapter.driver_kind,
-            "profile": adapter.profile.model_dump(mode="json"),
-            "capabilities": adapter.capabilities.names(),
-            "engine_config": request.engine_config,
-        },
+        "engine": _engine_config(adapter, request),
         "runtime": runtime.name,
         "driver": driver.model_dump(mode="json"),
         "query": {
@@ -231,10 +210,83 @@ def run(
             "spec": query.spec.model_dump(mode="json") if query.spec else None,
             "rendered": rendered,
         },
+        **_input_config(request, table.num_rows, streams, feed_plan, static_graphs),
+        **_context_config(request),
+    }
+    recorder = RunRecorder(request.output, config)
+    live = _Live(
+        request, adapter, runtime, query, static_graphs, streams, feed_plan, recorder, cache
+    )
+    return _summary(_execute(live, refusal, progress), live)
+
+
+def _stream_iris(table: pa.Table, warm_table: pa.Table | None) -> list[str]:
+    """The stream IRIs to register: the stream's, then any only the warm-up has."""
+    streams: list[str] = pc.unique(table.column("stream")).to_pylist()
+    if warm_table is not None:
+        streams += [
+            s for s in pc.unique(warm_table.column("stream")).to_pylist() if s not in streams
+        ]
+    return streams
+
+
+def _engine_config(adapter: Adapter, request: RunRequest) -> dict[str, Any]:
+    return {
+        "name": adapter.name,
+        "version": adapter.version,
+        "driver_kind": adapter.driver_kind,
+        "profile": adapter.profile.model_dump(mode="json"),
+        "capabilities": adapter.capabilities.names(),
+        "engine_config": request.engine_config,
+    }
+
+
+def _summary(status: RunStatus, live: _Live) -> RunSummary:
+    measured = status.triples_pushed - live.feed_plan.warmup_triples
+    push_s = live.push_ns / 1e9
+    return RunSummary(
+        run_dir=str(live.recorder.dir),
+        state=status.state,
+        error=status.error,
+        engine_message=status.engine_message,
+        triples_pushed=status.triples_pushed,
+        batches_pushed=status.batches_pushed,
+        result_events=status.result_events,
+        result_rows=status.result_rows,
+        samples=status.samples,
+        duration_s=status.duration_s,
+        push_rate=(measured / push_s) if live.push_ns > 0 and measured > 0 else None,
+    )
+
+
+def _rendering(adapter: Adapter, query: QueryInput) -> tuple[str | None, UnsupportedQuery | None]:
+    """The query in the engine's dialect, or why the engine cannot run it. A query the engine
+    cannot run is a run outcome ("not supported: optional"), recorded in the run directory;
+    the engine is not even started for it."""
+    if query.spec is None:
+        return query.raw_text or "", None
+    missing = adapter.capabilities.missing(required_features(query.spec))
+    if missing:
+        return None, UnsupportedQuery(adapter.name, query.spec.name, missing)
+    try:  # the dialect may lack a construct the feature flags do not name
+        return adapter.render(query.spec), None
+    except UnsupportedQuery as exc:
+        return None, exc
+
+
+def _input_config(
+    request: RunRequest,
+    triples: int,
+    streams: list[str],
+    feed_plan: Plan,
+    static_graphs: list[str],
+) -> dict[str, Any]:
+    """config.json's record of what the engine was given: stream, warm-up, static data."""
+    return {
         "stream": {
             "path": str(Path(request.stream).resolve()),
             "sha256": _sha256(request.stream),
-            "triples": table.num_rows,
+            "triples": triples,
             "streams": streams,
         },
         "warmup": None
@@ -250,6 +302,14 @@ def run(
             ],
             "graphs": static_graphs,
         },
+    }
+
+
+def _context_config(request: RunRequest) -> dict[str, Any]:
+    """config.json's record of how the run was paced and where: feeder, timeouts, versions,
+    the two clocks' anchors, host, and the request itself."""
+    wall_ns, mono_ns = time.time_ns(), time.monotonic_ns()
+    return {
         "feeder": request.feeder.model_dump(mode="json"),
         "timeouts": request.timeouts.model_dump(mode="json"),
         "sample_interval_s": request.sample_interval_s,
@@ -262,89 +322,109 @@ def run(
         "host": {"name": socket.gethostname(), "cpus": os.cpu_count()},
         "request": json.loads(request.model_dump_json()),
     }
-    recorder = RunRecorder(request.output, config)
-    status: RunStatus
+
+
+@dataclass
+class _Live:
+    """A run under way: its fixed inputs, and the engine session, sampler and push time as far
+    as they got (what cleanup and the summary need, whatever stopped the run)."""
+
+    request: RunRequest
+    adapter: Adapter
+    runtime: Runtime
+    query: QueryInput
+    static_graphs: list[str]
+    streams: list[str]
+    feed_plan: Plan
+    recorder: RunRecorder
+    cache: Any
     session: EngineSession | None = None
     sampler: Sampler | None = None
-    push_ns = 0
+    push_ns: int = 0
+
+
+def _execute(
+    live: _Live, refusal: UnsupportedQuery | None, progress: ProgressFn | None
+) -> RunStatus:
+    """Start the engine, feed it, drain it and close it, under the run's deadline; the status
+    the recorder finished with. Only Ctrl-C and errors that are not the engine's are raised."""
+    request, recorder = live.request, live.recorder
     deadline = Deadline(request.deadline_s)
     try:
-        if missing:
-            assert query.spec is not None
-            raise UnsupportedQuery(adapter.name, query.spec.name, missing)
-        if not_expressible is not None:
-            raise not_expressible
-        with on_launch(deadline.watch):  # a slow or hung `open` can be killed too
-            session = adapter.open(
-                runtime,
-                recorder.dir / "engine",
-                config=request.engine_config,
-                timeouts=request.timeouts,
-                log_dir=recorder.log_dir,
-                cache=cache,
-            )
-        deadline.watch(session)
-        recorder.engine_started(session.pid, runtime.name)
-        for iri in streams:
-            session.register_stream(iri)
-        if static_graphs:
-            static_file = _static_ntriples(request.static, recorder.dir / "static.nt")
-            for graph in static_graphs:
-                session.load_static(graph, static_file)
-        if query.spec is not None and request.instances > 1:
-            for name in instance_names(query.spec.name, request.instances):
-                session.register_query(query.spec.model_copy(update={"name": name}))
-        elif query.spec is not None:
-            session.register_query(query.spec)
-        else:
-            session.register_query(query.raw_text or "", name=query.name)
-        live = session
-        sampler = Sampler(
-            session.pid, recorder.perf, stats=live.stats, interval_s=request.sample_interval_s
+        if refusal is not None:
+            raise refusal
+        session = _start(live, deadline)
+        sampler = live.sampler = Sampler(
+            session.pid, recorder.perf, stats=session.stats, interval_s=request.sample_interval_s
         )
         sampler.start()
-        push_ns = _feed(session, feed_plan, recorder, request, progress, deadline)
-        if Feature.APP_TIME_INPUT in adapter.capabilities:
-            session.advance_time(feed_plan.t_app_max_ms + _flush_ms(request, query))
+        live.push_ns = _feed(session, live.feed_plan, recorder, request, progress, deadline)
+        if Feature.APP_TIME_INPUT in live.adapter.capabilities:
+            session.advance_time(live.feed_plan.t_app_max_ms + _flush_ms(request, live.query))
         _drain(session, recorder, request, deadline)
         sampler.stop()
         session.close()
         if deadline.stop():  # fired during close: what was recorded may be cut short
             raise deadline.error()
-        status = recorder.finish("ok")
+        return recorder.finish("ok")
     except KeyboardInterrupt as exc:
         deadline.stop()
-        _cleanup(sampler, session)
+        _cleanup(live.sampler, live.session)
         recorder.finish("interrupted", exc)
         raise
     except BaseException as exc:
-        # past the deadline, whatever the killed engine's verb raised is the deadline's doing
-        overran = deadline.stop()
-        _cleanup(sampler, session)
-        if deadline.interrupted:  # Ctrl-C in another thread killed this run's engine
-            recorder.finish("interrupted", KeyboardInterrupt())
-            raise KeyboardInterrupt from exc
-        if overran:
-            status = recorder.finish("failed", deadline.error())
-        elif isinstance(exc, EngineError | RspError):
-            status = recorder.finish("failed", exc)
-        else:
-            recorder.finish("failed", exc)
+        status = _failed(live, deadline, exc)
+        if status is None:
             raise
-    measured = status.triples_pushed - feed_plan.warmup_triples
-    return RunSummary(
-        run_dir=str(recorder.dir),
-        state=status.state,
-        error=status.error,
-        engine_message=status.engine_message,
-        triples_pushed=status.triples_pushed,
-        batches_pushed=status.batches_pushed,
-        result_events=status.result_events,
-        result_rows=status.result_rows,
-        samples=status.samples,
-        duration_s=status.duration_s,
-        push_rate=(measured / (push_ns / 1e9)) if push_ns > 0 and measured > 0 else None,
-    )
+        return status
+
+
+def _start(live: _Live, deadline: Deadline) -> EngineSession:
+    """Open the engine session and give it the streams, static data and query (instances)."""
+    request, recorder = live.request, live.recorder
+    with on_launch(deadline.watch):  # a slow or hung `open` can be killed too
+        session = live.session = live.adapter.open(
+            live.runtime,
+            recorder.dir / "engine",
+            config=request.engine_config,
+            timeouts=request.timeouts,
+            log_dir=recorder.log_dir,
+            cache=live.cache,
+        )
+    deadline.watch(session)
+    recorder.engine_started(session.pid, live.runtime.name)
+    for iri in live.streams:
+        session.register_stream(iri)
+    if live.static_graphs:
+        static_file = _static_ntriples(request.static, recorder.dir / "static.nt")
+        for graph in live.static_graphs:
+            session.load_static(graph, static_file)
+    query = live.query
+    if query.spec is not None and request.instances > 1:
+        for name in instance_names(query.spec.name, request.instances):
+            session.register_query(query.spec.model_copy(update={"name": name}))
+    elif query.spec is not None:
+        session.register_query(query.spec)
+    else:
+        session.register_query(query.raw_text or "", name=query.name)
+    return session
+
+
+def _failed(live: _Live, deadline: Deadline, exc: BaseException) -> RunStatus | None:
+    """Record a run that stopped on ``exc``: the failed status, or None when ``exc`` is not
+    the engine's doing and must propagate (recorded as failed all the same)."""
+    # past the deadline, whatever the killed engine's verb raised is the deadline's doing
+    overran = deadline.stop()
+    _cleanup(live.sampler, live.session)
+    if deadline.interrupted:  # Ctrl-C in another thread killed this run's engine
+        live.recorder.finish("interrupted", KeyboardInterrupt())
+        raise KeyboardInterrupt from exc
+    if overran:
+        return live.recorder.finish("failed", deadline.error())
+    if isinstance(exc, EngineError | RspError):
+        return live.recorder.finish("failed", exc)
+    live.recorder.finish("failed", exc)
+    return None
 
 
 def _static_graphs(query: QueryInput, static: list[Path]) -> list[str]:
