@@ -1066,3 +1066,37 @@ def test_a_wall_clock_engine_fed_faster_than_real_time_runs_but_is_not_judged(
     finally:
         registry.unregister("toy-wall")
         registry.unregister("toy-py")
+
+
+SPLIT_SPEC = """
+metrics = ["csrbench"]
+instances = [1, 3]
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["time-scale", "afap"]
+time_scales = [1, 2]
+[[exclude]]
+time_scale = 2
+instances = 3
+"""
+
+
+def test_time_scale_and_instances_are_axes_of_only_and_of_the_rules(
+    toy: None, tmp_path: Path
+) -> None:
+    """CityBench's ×1/×10 and its 1/10/20 instances are axes like any other: ``--only
+    time_scale=1`` picks the real-time replays (their feeding is ``time-scale`` either way), and
+    an exclude rule can drop one corner of the grid (here 3 instances at time scale 2)."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, SPLIT_SPEC)
+    spec = load_spec(spec_path)
+    cells = plan(spec, spec_path, prepare(spec, spec_path, tmp_path / "inputs"))
+    grid = {(c.instances, c.axes()["time_scale"]) for c in cells}
+    assert grid == {(1, 1.0), (1, 2.0), (1, None), (3, 1.0), (3, None)}
+    picked = select(cells, ["time_scale=1"])
+    assert {c.label.split("/")[-2] for c in picked} == {"time-scale=1"}
+    assert {c.instances for c in picked} == {1, 3}
+    assert {c.instances for c in select(cells, ["instances=3,feeding=afap"])} == {3}

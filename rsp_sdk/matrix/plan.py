@@ -101,6 +101,8 @@ class Cell(BaseModel):
             "repetition": self.repetition,
             "state": self.state.value,
             "instances": self.instances,
+            # a time-scale feeding's pace (None for the other modes): `--only time_scale=1`
+            "time_scale": (self.feeder or {}).get("time_scale"),
         }
 
 
@@ -393,6 +395,8 @@ def cells_for(
             "stream": slot.stream.name,
             "feeding": feed.label,
             "rate": feed.rate,
+            "time_scale": feed.feeder.time_scale if feed.feeder is not None else None,
+            "instances": instances,
         }
         if _excluded(slot.spec.exclude, slot.spec.include, axes) is not None:
             continue

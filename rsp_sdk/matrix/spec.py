@@ -138,6 +138,8 @@ class Rule(_Model):
     stream: str | None = None
     feeding: str | None = None
     rate: float | None = None
+    time_scale: float | None = None
+    instances: int | None = None
     reason: str | None = Field(default=None, description="shown for excluded cells")
 
     def matches(self, axes: dict[str, Any]) -> bool:
