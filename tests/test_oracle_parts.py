@@ -137,3 +137,29 @@ def test_rsp_oracle_check_in_parts_gives_the_whole_tables_result(
         assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
         assert have.correct is (label == "right")
         assert (have.yabench is not None) is (metrics is Metrics.YABENCH)
+
+
+def test_parts_none_of_which_expects_a_row_judge_as_the_whole_table(
+    spark: Any, one_class_a_part: None, tmp_path: Path
+) -> None:
+    """A filter nothing passes, under a profile that suppresses empty relations: every part
+    is empty (CityBench Q12 under CQELS's profile at ten instances). Silence is then correct
+    and any answer incorrect, as ``judge_run`` says of the whole (empty) table — no crash."""
+    quiet = profile(ReportPolicy.WINDOW_CLOSE, t0=T0Policy(step_ms=10, span="window"), empty=False)
+    spec = parse_rspql(
+        query("?m", '?m ex:detectedAt ?r FILTER(STRENDS(STR(?r), "r9"))', "PT2S", "PT1S")
+    )
+    whole, classes = plan_job(rooms(SIX), spec, quiet, spark=spark).run_classes()
+    path = tmp_path / "expected.parquet"
+    write_parts(path, plan_job(rooms(SIX), spec, quiet, spark=spark).run_class_parts())
+    table = ExpectedTable(path)
+    assert whole.num_rows == 0 and all(p.num_rows == 0 for p in table.parts())
+    rep_of = dict(zip(classes.candidates.tolist(), classes.representative.tolist(), strict=True))
+    answers = {"silent": result_table([], query="q"), "wrong": result_table([s("m1")], query="q")}
+    for label, answer in answers.items():
+        want = judge_run(whole, answer, quiet, R2S.RSTREAM, representative_of=rep_of)
+        have = judge_parts(
+            table.parts, answer, quiet, R2S.RSTREAM, query=None, representative_of=rep_of
+        )
+        assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
+        assert have.correct is (label == "silent")
