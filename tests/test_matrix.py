@@ -571,6 +571,38 @@ def test_results_directory_not_written_by_the_matrix_is_refused(
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
+def test_a_second_run_on_the_same_results_is_refused_while_the_first_holds_them(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """Two runs on one RESULTS would both run the cells not yet done and race on their files:
+    the second is refused (exit 2, naming the first's pid) and writes nothing; once the
+    first ends, its lock is gone with it and a rerun finds every cell done."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, KILL_SPEC)
+    out = tmp_path / "out"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out)]
+    first = subprocess.Popen(
+        cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        owner = out / ".lock.owner"
+        deadline = time.monotonic() + 120
+        while not owner.exists() and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert owner.exists(), "the first run never took the lock"
+        second = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+        assert second.returncode == 2, second.stdout + second.stderr
+        assert f"pid {first.pid}" in second.stderr and "another rsp matrix run" in second.stderr
+        assert first.poll() is None  # refused while the first was still running
+        assert "ran " not in second.stdout and "results:" not in second.stdout
+    finally:
+        stdout, stderr = first.communicate(timeout=600)
+    assert first.returncode == 0, stdout + stderr
+    assert not (out / ".lock.owner").exists()
+    again = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "ran 0 cell(s), 3 already done" in again.stdout
+
+
 JOBS_SPEC = """
 metrics = ["lsbench"]
 repetitions = 2

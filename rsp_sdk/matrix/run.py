@@ -31,6 +31,7 @@ from rsp_sdk.matrix.execute import (
     unjudged,
 )
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
+from rsp_sdk.matrix.lock import results_lock
 from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.plan import Cell, parse_only, plan, select
 from rsp_sdk.matrix.spec import MatrixSpec, Metric
@@ -156,58 +157,60 @@ def run_matrix(
     started = time.monotonic()
     clear_interrupt()
     store = Store(output)
-    store.open(spec, spec_path, [])  # claims the directory before anything is written in it
-    streams, cells = planned(spec, spec_path, output / "inputs", only)
-    store.open(spec, spec_path, cells)
-    todo, to_judge = _todo(cells, store, retry_failed, progress)
-    probe_keys: set[str] = set()
-    probes_ran = 0
-    oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
+    store.check_claim()  # before anything is written in it, the lock included
+    with results_lock(output):  # one run per RESULTS: a second would redo and race
+        store.open(spec, spec_path, [])
+        streams, cells = planned(spec, spec_path, output / "inputs", only)
+        store.open(spec, spec_path, cells)
+        todo, to_judge = _todo(cells, store, retry_failed, progress)
+        probe_keys: set[str] = set()
+        probes_ran = 0
+        oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
 
-    def one(cell: Cell) -> None:
-        judge_only = cell.key in to_judge
-        if progress:
-            event = "judge" if judge_only else "start"
-            progress(Progress(event=event, cell=cell, total=len(cells)))
-        if judge_only:
-            row = judge_cell(cell, store, streams, oracle, to_judge[cell.key])
-        else:
-            row = run_cell(cell, store, streams, oracle)
-        if progress:
-            progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
+        def one(cell: Cell) -> None:
+            judge_only = cell.key in to_judge
+            if progress:
+                event = "judge" if judge_only else "start"
+                progress(Progress(event=event, cell=cell, total=len(cells)))
+            if judge_only:
+                row = judge_cell(cell, store, streams, oracle, to_judge[cell.key])
+            else:
+                row = run_cell(cell, store, streams, oracle)
+            if progress:
+                progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
 
-    side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
-    alone = [c for c in todo if c not in side_by_side]
-    try:
-        if side_by_side:
-            _side_by_side(one, side_by_side, jobs)
-        for cell in alone:
-            one(cell)
-        if spec.rate_search is not None:
-            probe_keys, probes_ran = _rate_search(
-                spec, spec_path, streams, cells, store, oracle, only, progress
+        side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
+        alone = [c for c in todo if c not in side_by_side]
+        try:
+            if side_by_side:
+                _side_by_side(one, side_by_side, jobs)
+            for cell in alone:
+                one(cell)
+            if spec.rate_search is not None:
+                probe_keys, probes_ran = _rate_search(
+                    spec, spec_path, streams, cells, store, oracle, only, progress
+                )
+        finally:  # Ctrl-C too: the tables describe every cell finished so far
+            aggregate(
+                store,
+                lsbench=Metric.LSBENCH in spec.metrics,
+                epsilon_percent=spec.lsbench_epsilon_percent,
             )
-    finally:  # Ctrl-C too: the tables describe every cell finished so far
-        aggregate(
-            store,
-            lsbench=Metric.LSBENCH in spec.metrics,
-            epsilon_percent=spec.lsbench_epsilon_percent,
+        keys = {c.key for c in cells} | probe_keys
+        ran_now = [c.key for c in todo if c.key not in to_judge]
+        return MatrixResult(
+            root=output,
+            cells=cells,
+            rows=[r for r in store.rows() if r["key"] in keys],
+            ran=len(todo) - len(to_judge) + probes_ran,
+            judged=len(to_judge),
+            skipped=len(cells) - len(todo),
+            oracle_computed=oracle.computed,
+            oracle_reused=oracle.reused,
+            wall_s=time.monotonic() - started,
+            probe_keys=probe_keys,
+            engine_s=sum(_run_seconds(store, k) for k in ran_now),
         )
-    keys = {c.key for c in cells} | probe_keys
-    ran_now = [c.key for c in todo if c.key not in to_judge]
-    return MatrixResult(
-        root=output,
-        cells=cells,
-        rows=[r for r in store.rows() if r["key"] in keys],
-        ran=len(todo) - len(to_judge) + probes_ran,
-        judged=len(to_judge),
-        skipped=len(cells) - len(todo),
-        oracle_computed=oracle.computed,
-        oracle_reused=oracle.reused,
-        wall_s=time.monotonic() - started,
-        probe_keys=probe_keys,
-        engine_s=sum(_run_seconds(store, k) for k in ran_now),
-    )
 
 
 def _todo(

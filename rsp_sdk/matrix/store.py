@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.identity import reconcile
+from rsp_sdk.matrix.lock import LOCK, OWNER
 from rsp_sdk.matrix.plan import Cell
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, MatrixSpec
 from rsp_sdk.util.atomic import atomic_path
@@ -111,13 +112,7 @@ class Store:
     def open(self, spec: MatrixSpec, spec_path: Path, cells: list[Cell]) -> None:
         """Claim ``root`` (new, empty — or holding only the output marker of
         ``rsp_sdk.util.outdir`` — or one of ours) and record the spec and plan."""
-        foreign = self.root.exists() and any(p.name != MARKER for p in self.root.iterdir())
-        if foreign and not self.marker.exists():
-            raise InputError(
-                "the results directory exists and was not written by rsp matrix",
-                path=self.root,
-                expected="a new directory, or one holding matrix.json",
-            )
+        self.check_claim()
         self.root.mkdir(parents=True, exist_ok=True)
         previous: list[dict[str, Any]] = []
         if self.marker.exists():
@@ -136,6 +131,19 @@ class Store:
         if not (self.root / "machine.json").exists():
             with atomic_path(self.root / "machine.json") as tmp:
                 tmp.write_text(json.dumps(machine(), indent=2) + "\n", encoding="utf-8")
+
+    def check_claim(self) -> None:
+        """``InputError`` unless ``root`` is new, empty (but for the output marker of
+        ``rsp_sdk.util.outdir`` or a results lock) or ours — checked before anything is
+        written in it, the lock included."""
+        ignored = {MARKER, LOCK, OWNER}
+        foreign = self.root.exists() and any(p.name not in ignored for p in self.root.iterdir())
+        if foreign and not self.marker.exists():
+            raise InputError(
+                "the results directory exists and was not written by rsp matrix",
+                path=self.root,
+                expected="a new directory, or one holding matrix.json",
+            )
 
     # ---- cells --------------------------------------------------------------------------
 
