@@ -163,3 +163,18 @@ def test_parts_none_of_which_expects_a_row_judge_as_the_whole_table(
         )
         assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
         assert have.correct is (label == "silent")
+    # YABench's per-window metrics too, through `rsp oracle check`'s path, split and whole:
+    # no window is expected, so an engine's relation is an unexpected one (precision 0)
+    for label, answer in answers.items():
+        answer_path = tmp_path / f"{label}.parquet"
+        pq.write_table(answer, answer_path)
+        with pytest.MonkeyPatch.context() as whole_job:
+            whole_job.setattr(oracle_job, "SPLIT_REPORTS", 10**9)
+            single = check_run(
+                answer_path, rooms(SIX), spec, profile=quiet, metrics=Metrics.YABENCH
+            )
+        split = check_run(answer_path, rooms(SIX), spec, profile=quiet, metrics=Metrics.YABENCH)
+        assert split.model_dump(mode="json") == single.model_dump(mode="json"), label
+        assert split.yabench is not None and split.correct is (label == "silent")
+        assert split.yabench.unexpected_relations == (label == "wrong")
+        assert split.yabench.mean_precision == (0.0 if label == "wrong" else None)

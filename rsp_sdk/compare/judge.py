@@ -25,7 +25,7 @@ from rsp_sdk.compare.csrbench import (
     splits_allowed,
     verdict,
 )
-from rsp_sdk.compare.relations import expected_relations, result_relations
+from rsp_sdk.compare.relations import RelationStream, expected_relations, result_relations
 from rsp_sdk.compare.vocab import Metrics as Metrics
 from rsp_sdk.compare.yabench import Gracious, YabenchReport, window_metrics
 from rsp_sdk.errors import InputError
@@ -103,14 +103,17 @@ def judge_run(
     if metrics is Metrics.YABENCH:
         chosen = t0 if t0 is not None else v.t0
         if chosen is None:
-            chosen = v.divergence.t0_ms if v.divergence else min(exp)
-        if chosen not in exp:
+            chosen = v.divergence.t0_ms if v.divergence else min(exp, default=0)
+        if exp and chosen not in exp:
             raise InputError(
                 f"t0 {chosen} ms is not among the expected candidates",
                 expected=", ".join(str(t) for t in sorted(exp)),
             )
+        # no candidate expects a row: every one expects the empty stream, and each relation
+        # the engine emitted is an unexpected one
+        nothing = RelationStream(query=act.query, relations=[], t0_ms=chosen)
         report = window_metrics(
-            exp[chosen],
+            exp.get(chosen, nothing),
             act,
             content_change=is_content_change(profile),
             allow_groups=allow,

@@ -97,13 +97,13 @@ class ExpectedTable:
 def metrics_t0(table: ExpectedTable, verdict: Mapping[str, Any]) -> int:
     """The candidate YABench's per-window metrics are taken against (as ``judge_run`` picks
     it): the matching t0, else the best failure's, else (no output) the smallest expecting
-    rows. ``verdict``: a ``CheckResult`` as JSON."""
+    rows, else 0. ``verdict``: a ``CheckResult`` as JSON."""
     t0 = verdict.get("t0")
     if t0 is None:
         t0 = (verdict.get("divergence") or {}).get("t0_ms")
     if t0 is None:
         t0 = pc.min(next(table.parts()).column("t0_ms")).as_py()
-    return int(t0)
+    return int(t0 or 0)  # 0: no candidate expects a row (judge_run's choice then)
 
 
 def judge_in_parts(
