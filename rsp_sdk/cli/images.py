@@ -54,14 +54,40 @@ def build(
     program's (rsp-js, ETALIS) is the files its driver declares (``ProcessDriver.image``).
     """
     from rsp_sdk.engine.provision import ProvisionCache
-    from rsp_sdk.engine.registry import get_adapter, list_adapters
-    from rsp_sdk.images import build_base, docker_client
-    from rsp_sdk.images.engine import ensure_engine_image
+    from rsp_sdk.images import docker_client
     from rsp_sdk.images.lock import load_lock
-    from rsp_sdk.runtime.base import JvmDriver, ProcessDriver
 
     client = docker_client()
     quiet = as_json
+    result: dict[str, Any] = {
+        "base": _base(client, lock, update_lock, rebuild, mirror, quiet),
+        "engines": [],
+        "skipped": [],
+    }
+    pc = ProvisionCache(cache)
+    names = [] if base_only else list(engines or []) or _provisioned(pc, result["skipped"])
+    current = load_lock(lock)
+    for name in names:
+        result["engines"].append(_engine_image(name, pc, client, current, rebuild, quiet))
+    if as_json:
+        emit_json(result)
+        return
+    for s in result["skipped"]:
+        console.print(
+            f"[yellow]skipped {s['engine']}[/]: not provisioned: {'; '.join(s['missing'])}"
+        )
+
+
+def _base(
+    client: Any,
+    lock: Path | None,
+    update_lock: bool,
+    rebuild: bool,
+    mirror: str | None,
+    quiet: bool,
+) -> dict[str, Any]:
+    """The base image, built from the lock unless it exists; its line in the JSON."""
+    from rsp_sdk.images import build_base
 
     with console.status("base image …") as status:
 
@@ -78,20 +104,6 @@ def build(
             client=client,
             step=step,
         )
-    result: dict[str, Any] = {
-        "base": {
-            "tag": base.tag,
-            "id": base.image_id,
-            "built": base.built,
-            "seconds": round(base.seconds, 2),
-            "packages": base.packages,
-            "java": base.java,
-            "lock": str(base.lock_path),
-            "lock_updated": base.lock_updated,
-        },
-        "engines": [],
-        "skipped": [],
-    }
     if not quiet:
         what = "built" if base.built else "up to date"
         console.print(
@@ -99,45 +111,58 @@ def build(
             f"{base.seconds:.1f} s)",
             highlight=False,
         )
-    pc = ProvisionCache(cache)
-    names = list(engines or [])
-    if not names and not base_only:
-        for info in list_adapters(pc):
-            if info.error or "docker" not in info.runtimes:
-                continue
-            if info.provisioned:
-                names.append(info.name)
-            else:
-                result["skipped"].append({"engine": info.name, "missing": info.missing})
-    current = load_lock(lock)
-    for name in [] if base_only else names:
-        adapter = get_adapter(name)
-        spec = adapter.driver(pc)
-        if not isinstance(spec, JvmDriver) and not (
-            isinstance(spec, ProcessDriver) and spec.image is not None
-        ):
-            raise RspError(f"engine {name} declares no image: it runs on the host (subprocess)")
-        with console.status(f"image of {name} …"):
-            img = ensure_engine_image(spec, client=client, lock=current, rebuild=rebuild)
-        result["engines"].append(
-            {
-                "engine": name,
-                "tag": img.tag,
-                "id": img.image_id,
-                "built": img.built,
-                "seconds": round(img.seconds, 2),
-            }
-        )
-        if not quiet:
-            what = "built" if img.built else "up to date"
-            console.print(f"[green]{name}[/] {img.tag} {what} ({img.seconds:.1f} s)")
-    if as_json:
-        emit_json(result)
-        return
-    for s in result["skipped"]:
-        console.print(
-            f"[yellow]skipped {s['engine']}[/]: not provisioned: {'; '.join(s['missing'])}"
-        )
+    return {
+        "tag": base.tag,
+        "id": base.image_id,
+        "built": base.built,
+        "seconds": round(base.seconds, 2),
+        "packages": base.packages,
+        "java": base.java,
+        "lock": str(base.lock_path),
+        "lock_updated": base.lock_updated,
+    }
+
+
+def _provisioned(pc: Any, skipped: list[dict[str, Any]]) -> list[str]:
+    """Every engine with a docker runtime that is provisioned; the others go to ``skipped``."""
+    from rsp_sdk.engine.registry import list_adapters
+
+    names: list[str] = []
+    for info in list_adapters(pc):
+        if info.error or "docker" not in info.runtimes:
+            continue
+        if info.provisioned:
+            names.append(info.name)
+        else:
+            skipped.append({"engine": info.name, "missing": info.missing})
+    return names
+
+
+def _engine_image(
+    name: str, pc: Any, client: Any, current: Any, rebuild: bool, quiet: bool
+) -> dict[str, Any]:
+    """One engine's image on the base, built unless its tag exists; its line in the JSON."""
+    from rsp_sdk.engine.registry import get_adapter
+    from rsp_sdk.images.engine import ensure_engine_image
+    from rsp_sdk.runtime.base import JvmDriver, ProcessDriver
+
+    spec = get_adapter(name).driver(pc)
+    if not isinstance(spec, JvmDriver) and not (
+        isinstance(spec, ProcessDriver) and spec.image is not None
+    ):
+        raise RspError(f"engine {name} declares no image: it runs on the host (subprocess)")
+    with console.status(f"image of {name} …"):
+        img = ensure_engine_image(spec, client=client, lock=current, rebuild=rebuild)
+    if not quiet:
+        what = "built" if img.built else "up to date"
+        console.print(f"[green]{name}[/] {img.tag} {what} ({img.seconds:.1f} s)")
+    return {
+        "engine": name,
+        "tag": img.tag,
+        "id": img.image_id,
+        "built": img.built,
+        "seconds": round(img.seconds, 2),
+    }
 
 
 @app.command("list")
