@@ -251,6 +251,32 @@ def _build(
     mirror = mirror or os.environ.get("RSP_DEBIAN_MIRROR") or r.mirror
     # the pinned set itself unless the lock is being renewed (then only what the recipe asks)
     include = sorted(set(r.include) | (set() if update_lock else set(lock.packages)))
+    _debootstrap(lock, lock_path, rootfs, log, include, mirror, update_lock=update_lock, say=say)
+    release = _release_date(rootfs)
+    lock, lock_updated = _reconcile(lock, lock_path, rootfs, release, update_lock, say)
+    if not rebuild:
+        existing = base_image(client, lock)
+        if existing is not None:
+            return _result(existing, lock, lock_path, False, lock_updated, started, release)
+    _customise(rootfs, lock)
+    image = _import(client, lock, rootfs, tmp / "rootfs.tar", log, release, say)
+    return _result(image, lock, lock_path, True, lock_updated, started, release)
+
+
+def _debootstrap(
+    lock: BaseLock,
+    lock_path: Path,
+    rootfs: Path,
+    log: Path,
+    include: list[str],
+    mirror: str,
+    *,
+    update_lock: bool,
+    say: Step,
+) -> None:
+    """The root filesystem from the mirror; a pinned package the mirror dropped is named,
+    with the command that accepts the current set."""
+    r = lock.base
     say(f"debootstrap {r.suite} ({r.variant}, {len(include)} packages) from {mirror}")
     t0 = time.monotonic()
     argv = [
@@ -275,23 +301,30 @@ def _build(
             ) from exc
         raise
     say(f"debootstrap done in {time.monotonic() - t0:.0f} s")
+
+
+def _reconcile(
+    lock: BaseLock, lock_path: Path, rootfs: Path, release: str, update_lock: bool, say: Step
+) -> tuple[BaseLock, bool]:
+    """The lock the image is built from: the given one when the installed packages match it,
+    else ``LockDrift`` — or, with ``update_lock``, the installed set written as the new lock."""
     installed = _installed(rootfs)
-    release = _release_date(rootfs)
     diff = diff_lock(lock, installed)
-    lock_updated = False
-    if diff:
-        if not update_lock:
-            raise LockDrift(lock_path, diff, release=release)
-        lock = lock.with_packages(installed)
-        write_lock(lock, lock_path)
-        lock_updated = True
-        say(f"lock updated: {lock_path} ({len(installed)} packages)")
-    if not rebuild:
-        existing = base_image(client, lock)
-        if existing is not None:
-            return _result(existing, lock, lock_path, False, lock_updated, started, release)
-    _customise(rootfs, lock)
-    tar = tmp / "rootfs.tar"
+    if not diff:
+        return lock, False
+    if not update_lock:
+        raise LockDrift(lock_path, diff, release=release)
+    lock = lock.with_packages(installed)
+    write_lock(lock, lock_path)
+    say(f"lock updated: {lock_path} ({len(installed)} packages)")
+    return lock, True
+
+
+def _import(
+    client: Any, lock: BaseLock, rootfs: Path, tar: Path, log: Path, release: str, say: Step
+) -> Any:
+    """``docker import`` of the root filesystem as a reproducible tar (sorted, numeric owners,
+    clamped mtimes), with the environment, user and labels the engine images rely on."""
     say("tar + docker import")
     _run(
         [
@@ -312,6 +345,22 @@ def _build(
         log,
         "tar of the root filesystem",
     )
+    repository, tag = lock.tag.split(":", 1)
+    assert repository == BASE_REPOSITORY
+    changes = _changes(lock, release)
+    client.api.import_image_from_file(str(tar), repository=repository, tag=tag, changes=changes)
+    image = base_image(client, lock)
+    if image is None:
+        raise RspError(f"docker import reported success but {lock.tag} is not there; log {log}")
+    with contextlib.suppress(OSError):
+        tar.unlink()
+    say(f"imported {lock.tag}")
+    return image
+
+
+def _changes(lock: BaseLock, release: str) -> list[str]:
+    """The Dockerfile instructions ``docker import`` applies: environment, user, labels."""
+    r = lock.base
     labels = {
         f"{LABEL}.image": "base",
         f"{LABEL}.recipe-version": str(RECIPE_VERSION),
@@ -325,7 +374,7 @@ def _build(
         f"{LABEL}.base.packages": lock.package_list(),
     }
     path_env = f"{r.java_home}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-    changes = [
+    return [
         f"ENV JAVA_HOME={r.java_home}",
         f"ENV PATH={path_env}",
         "ENV LANG=C.UTF-8",
@@ -334,16 +383,6 @@ def _build(
         'CMD ["java", "-version"]',
         "LABEL " + " ".join(f"{k}={_quote(v)}" for k, v in labels.items()),
     ]
-    repository, tag = lock.tag.split(":", 1)
-    assert repository == BASE_REPOSITORY
-    client.api.import_image_from_file(str(tar), repository=repository, tag=tag, changes=changes)
-    image = base_image(client, lock)
-    if image is None:
-        raise RspError(f"docker import reported success but {lock.tag} is not there; log {log}")
-    with contextlib.suppress(OSError):
-        tar.unlink()
-    say(f"imported {lock.tag}")
-    return _result(image, lock, lock_path, True, lock_updated, started, release)
 
 
 def _result(
