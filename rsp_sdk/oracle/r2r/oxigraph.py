@@ -87,7 +87,7 @@ def evaluate_group(
     cfg: OxConfig,
     static_nt: Callable[[], bytes | None],
     store: ox.Store | None = None,
-    memo: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[str | None, ...]]] | None = None,
+    memo: dict[tuple[tuple[int, ...], tuple[int, ...]], Solutions] | None = None,
 ) -> pa.Table:
     """Evaluate the query at every event of one window group (see module docstring).
 
@@ -101,61 +101,98 @@ def evaluate_group(
     kind = table.column("kind")
     ev = table.filter(pc.equal(kind, 1)).select(["kb", "kr", "kbb", "krb", "kc"])
     events = sorted(set(zip(*(ev.column(c).to_pylist() for c in ev.column_names), strict=True)))
-    elems = table.filter(pc.equal(kind, 0))
-    elems = elems.sort_by([("idx", "ascending"), ("w", "ascending")])
-    ts = elems.column("t").to_pylist()
-    idxs = elems.column("idx").to_pylist()
-    ws = elems.column("w").to_pylist()
-    n_windows = max(max(ws, default=0) + 1, len(cfg.window_names or []))
-    graphs = _graphs(cfg, n_windows)
-    if cfg.terms_file is not None:
-        terms = worker_terms(cfg.terms_file)
-        s_col, p_col, o_col = (terms.take(elems.column(c)) for c in ("s", "p", "o"))
-    else:
-        s_col, p_col, o_col = (elems.column(c) for c in ("s", "p", "o"))
-    graph_col = pa.array([f"<{g.value}> ." for g in graphs], pa.string()).take(
-        pa.array(ws, pa.int64())
-    )
-    lines = pc.binary_join_element_wise(s_col, p_col, o_col, graph_col, " ").to_pylist()
-    named = sorted({g.value for g in graphs})
-    query_kwargs: dict[str, Any] = {"base_iri": cfg.base_iri}
-    if cfg.window_names is not None:
-        query_kwargs["default_graph"] = ox.DefaultGraph()
-        query_kwargs["named_graphs"] = [ox.NamedNode(n) for n in named]
-    else:
-        query_kwargs["default_graph"] = [ox.DefaultGraph(), ox.NamedNode(PLAIN_GRAPH)]
-    restore = cfg.restore or {}
-    loaded = 0
-    cache: tuple[int, list[tuple[str | None, ...]]] | None = None
+    content = _Content(store, cfg, table.filter(pc.equal(kind, 0)), memo)
+    out = _Rows()
+    changes = cfg.change_points
+    previous: list[tuple[str | None, ...]] | None = None
+    source = (0, 0)
+    try:
+        for kb, kr, kbb, krb, kc in events:
+            if cfg.event_driven:
+                content.advance(kbb, krb)
+                before = Counter(content.solutions())
+                content.advance(kb, kr)
+                after = Counter(content.solutions())
+                rows = list((after - before).elements())
+                source = (kb, kr)
+            elif changes is not None and previous is not None and _key(kb, kr) not in changes:
+                rows = previous  # nothing new can be complete here: the same result
+            else:
+                content.advance(kb, kr)
+                rows = content.solutions()
+                previous, source = rows, (kb, kr)
+            if cfg.compact and source != (kb, kr):
+                continue  # the last evaluated event's relation (see OxConfig.compact)
+            marks: list[list[str | None] | None] = [None] if cfg.compact and not rows else []
+            for terms in marks + [list(row) for row in rows]:
+                out.add(kc, kb, kr, terms)
+    finally:
+        content.drop()
+    return out.table()
 
-    def advance(bound_t: int, bound_r: int) -> None:
-        nonlocal loaded
-        end = loaded
+
+Solutions = list[tuple[str | None, ...]]
+
+
+class _Content:
+    """One group's elements, loaded into the store in stream order up to each event's bound,
+    and the query's solutions over what is loaded (cached per load, memoised per content)."""
+
+    def __init__(
+        self,
+        store: ox.Store,
+        cfg: OxConfig,
+        elems: pa.Table,
+        memo: dict[tuple[tuple[int, ...], tuple[int, ...]], Solutions] | None,
+    ) -> None:
+        elems = elems.sort_by([("idx", "ascending"), ("w", "ascending")])
+        self.store, self.cfg, self.memo = store, cfg, memo
+        self.ts: list[int] = elems.column("t").to_pylist()
+        self.idxs: list[int] = elems.column("idx").to_pylist()
+        self.ws: list[int] = elems.column("w").to_pylist()
+        graphs = _graphs(cfg, max(max(self.ws, default=0) + 1, len(cfg.window_names or [])))
+        self.lines = _quad_lines(cfg, elems, graphs, self.ws)
+        self.named = sorted({g.value for g in graphs})
+        self.kwargs: dict[str, Any] = {"base_iri": cfg.base_iri}
+        if cfg.window_names is not None:
+            self.kwargs["default_graph"] = ox.DefaultGraph()
+            self.kwargs["named_graphs"] = [ox.NamedNode(n) for n in self.named]
+        else:
+            self.kwargs["default_graph"] = [ox.DefaultGraph(), ox.NamedNode(PLAIN_GRAPH)]
+        self.restore = cfg.restore or {}
+        self.loaded = 0
+        self.cache: tuple[int, Solutions] | None = None
+
+    def advance(self, bound_t: int, bound_r: int) -> None:
+        """Load the elements before time ``bound_t`` and at rows up to ``bound_r``."""
+        end = self.loaded
+        ts, idxs = self.ts, self.idxs
         while end < len(ts) and ts[end] < bound_t and idxs[end] <= bound_r:
             end += 1
-        if end > loaded:
-            chunk = "\n".join(lines[loaded:end])
-            store.extend(ox.parse(chunk, format=ox.RdfFormat.N_QUADS))
-            loaded = end
+        if end > self.loaded:
+            chunk = "\n".join(self.lines[self.loaded : end])
+            self.store.extend(ox.parse(chunk, format=ox.RdfFormat.N_QUADS))
+            self.loaded = end
 
-    def solutions() -> list[tuple[str | None, ...]]:
-        nonlocal cache
-        if cache is not None and cache[0] == loaded:
-            return cache[1]
-        key = (tuple(idxs[:loaded]), tuple(ws[:loaded])) if memo is not None else None
-        hit = memo.get(key) if memo is not None and key is not None else None
-        out = hit if hit is not None else query()
-        if memo is not None and key is not None and hit is None:
-            memo[key] = out
-        cache = (loaded, out)
+    def solutions(self) -> Solutions:
+        if self.cache is not None and self.cache[0] == self.loaded:
+            return self.cache[1]
+        if self.memo is None:
+            out = self._query()
+        else:
+            key = (tuple(self.idxs[: self.loaded]), tuple(self.ws[: self.loaded]))
+            hit = self.memo.get(key)
+            out = hit if hit is not None else self.memo.setdefault(key, self._query())
+        self.cache = (self.loaded, out)
         return out
 
-    def query() -> list[tuple[str | None, ...]]:
-        out: list[tuple[str | None, ...]] = []
-        results = cast(ox.QuerySolutions, store.query(cfg.sparql, **query_kwargs))
+    def _query(self) -> Solutions:
+        out: Solutions = []
+        restore = self.restore
+        results = cast(ox.QuerySolutions, self.store.query(self.cfg.sparql, **self.kwargs))
         for sol in results:
             row: list[str | None] = []
-            for v in cfg.variables:
+            for v in self.cfg.variables:
                 term = sol[v]
                 if term is None:
                     row.append(None)
@@ -165,48 +202,53 @@ def evaluate_group(
             out.append(tuple(row))
         return out
 
-    changes = cfg.change_points
-    previous: list[tuple[str | None, ...]] | None = None
-    kc_out: list[int] = []
-    kb_out: list[int] = []
-    kr_out: list[int] = []
-    terms_out: list[list[str | None] | None] = []
-    source = (0, 0)
-    try:
-        for kb, kr, kbb, krb, kc in events:
-            if cfg.event_driven:
-                advance(kbb, krb)
-                before = Counter(solutions())
-                advance(kb, kr)
-                after = Counter(solutions())
-                rows = list((after - before).elements())
-                source = (kb, kr)
-            elif changes is not None and previous is not None and _key(kb, kr) not in changes:
-                rows = previous  # nothing new can be complete here: the same result
-            else:
-                advance(kb, kr)
-                rows = solutions()
-                previous, source = rows, (kb, kr)
-            if cfg.compact and source != (kb, kr):
-                continue  # the last evaluated event's relation (see OxConfig.compact)
-            marks: list[list[str | None] | None] = [None] if cfg.compact and not rows else []
-            for terms in marks + [list(row) for row in rows]:
-                kc_out.append(kc)
-                kb_out.append(kb)
-                kr_out.append(kr)
-                terms_out.append(terms)
-    finally:
-        for name in named:
-            store.remove_graph(ox.NamedNode(name))
-    return pa.Table.from_arrays(
-        [
-            pa.array(kc_out, pa.int64()),
-            pa.array(kb_out, pa.int64()),
-            pa.array(kr_out, pa.int64()),
-            pa.array(terms_out, pa.list_(pa.string())),
-        ],
-        schema=OUTPUT_SCHEMA,
+    def drop(self) -> None:
+        """Remove the window graphs: the store keeps only the static data."""
+        for name in self.named:
+            self.store.remove_graph(ox.NamedNode(name))
+
+
+def _quad_lines(
+    cfg: OxConfig, elems: pa.Table, graphs: list[ox.NamedNode], ws: list[int]
+) -> list[str]:
+    """Each element as an N-Quads line in its window's graph (terms decoded if encoded)."""
+    if cfg.terms_file is not None:
+        terms = worker_terms(cfg.terms_file)
+        s_col, p_col, o_col = (terms.take(elems.column(c)) for c in ("s", "p", "o"))
+    else:
+        s_col, p_col, o_col = (elems.column(c) for c in ("s", "p", "o"))
+    graph_col = pa.array([f"<{g.value}> ." for g in graphs], pa.string()).take(
+        pa.array(ws, pa.int64())
     )
+    lines: list[str] = pc.binary_join_element_wise(s_col, p_col, o_col, graph_col, " ").to_pylist()
+    return lines
+
+
+class _Rows:
+    """The group's output rows (OUTPUT_SCHEMA), column by column."""
+
+    def __init__(self) -> None:
+        self.kc: list[int] = []
+        self.kb: list[int] = []
+        self.kr: list[int] = []
+        self.terms: list[list[str | None] | None] = []
+
+    def add(self, kc: int, kb: int, kr: int, terms: list[str | None] | None) -> None:
+        self.kc.append(kc)
+        self.kb.append(kb)
+        self.kr.append(kr)
+        self.terms.append(terms)
+
+    def table(self) -> pa.Table:
+        return pa.Table.from_arrays(
+            [
+                pa.array(self.kc, pa.int64()),
+                pa.array(self.kb, pa.int64()),
+                pa.array(self.kr, pa.int64()),
+                pa.array(self.terms, pa.list_(pa.string())),
+            ],
+            schema=OUTPUT_SCHEMA,
+        )
 
 
 def _key(kb: int, kr: int) -> int:
