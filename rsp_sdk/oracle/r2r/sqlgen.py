@@ -415,10 +415,62 @@ def compile_plan(
             if v not in variables:
                 variables.append(v)
     cols = {v: f"v{i}" for i, v in enumerate(variables)}
-    order = _join_order(plan.patterns)
     out_temporal = temporal
     if prejoin is not None:
         temporal, omega = True, prejoin.omega
+    joined = _joined(plan, variables, cols, const_id, temporal=temporal, omega=omega)
+    comp = _Compiler(plan, cols, const_id)
+    conditions = [comp.boolean(f.expr, f.scope) for f in plan.filters]
+    text_vars: set[str] = set()
+    for _, item in plan.projection:
+        if isinstance(item, Aggregate) and item.arg and item.func in ("sum", "avg", "min", "max"):
+            comp.valued_vars.add(item.arg)
+            if item.func in ("min", "max"):
+                text_vars.add(item.arg)
+    valued = sorted(comp.valued_vars)
+    # with a prejoin, "f" is the prejoin's last CTE, reading this one as "f0"
+    name = "f" if prejoin is None else "f0"
+    ctes = [f"j AS ({joined})", _filtered(name, cols, valued, sorted(text_vars), conditions)]
+    if prejoin is not None:
+        names = [cols[v] for v in variables]
+        names += [c for v in valued for c in (f"r_{cols[v]}", f"d_{cols[v]}", f"m_{cols[v]}")]
+        names += [f"x_{cols[v]}" for v in sorted(text_vars)]
+        ctes += _prejoin_ctes(prejoin, names)
+        temporal = out_temporal
+    with_clause = "WITH " + ", ".join(ctes) + " "
+    if plan.group_by is None:
+        cells = ", ".join(
+            f"{cols.get(str(item), 'CAST(NULL AS BIGINT)')} AS {projected(k)}"
+            for k, (_, item) in enumerate(plan.projection)
+        )
+        prefix = "mint, maxt, maxidx" if temporal else "kc, kb, kr"
+        distinct = "DISTINCT " if plan.distinct and not temporal else ""
+        sql = f"SELECT {distinct}{prefix}, {cells} FROM f"
+        return CompiledQuery(with_clause + sql, frozenset())
+    if temporal:
+        raise NotInFragment("aggregates on the temporal-join path")
+    positions = frozenset(
+        k
+        for k, (_, item) in enumerate(plan.projection)
+        if isinstance(item, Aggregate) and item.func in ("count", "sum", "avg")
+    )
+    return CompiledQuery(with_clause + _aggregate_sql(plan, cols, positions), positions)
+
+
+def _joined(
+    plan: SqlPlan,
+    variables: list[str],
+    cols: dict[str, str],
+    const_id: Callable[[str], int],
+    *,
+    temporal: bool,
+    omega: int,
+) -> str:
+    """The basic graph pattern as one SELECT: the patterns joined in ``_join_order`` on their
+    shared variables (window patterns also on the report key, or on |Δt| < ω when temporal),
+    filters pushed into the pattern that binds their variable; its head is the report key (or
+    the temporal bounds) and one column per variable."""
+    order = _join_order(plan.patterns)
     froms: list[str] = []
     provider: dict[str, str] = {}
     keyed: list[str] = []
@@ -449,75 +501,41 @@ def compile_plan(
             froms.append(f"JOIN ({sql}) {alias} ON " + " AND ".join(conds))
         else:
             froms.append(f"CROSS JOIN ({sql}) {alias}")
-    if temporal:
-
-        def fold(fn: str, col: str) -> str:
-            items = [f"{a}.{col}" for a in keyed]
-            return items[0] if len(items) == 1 else f"{fn}({', '.join(items)})"
-
-        head = [
-            f"{fold('least', 't')} AS mint",
-            f"{fold('greatest', 't')} AS maxt",
-            f"{fold('greatest', 'idx')} AS maxidx",
-        ]
-    else:
-        head = [f"{keyed[0]}.{k}" for k in ("kc", "kb", "kr")]
+    head = _temporal_head(keyed) if temporal else [f"{keyed[0]}.{k}" for k in ("kc", "kb", "kr")]
     head += [f"{provider[v]}.{cols[v]} AS {cols[v]}" for v in variables]
-    joined = f"SELECT {', '.join(head)} FROM " + " ".join(froms)
+    return f"SELECT {', '.join(head)} FROM " + " ".join(froms)
 
-    comp = _Compiler(plan, cols, const_id)
-    conditions = [comp.boolean(f.expr, f.scope) for f in plan.filters]
-    text_vars: set[str] = set()
-    for _, item in plan.projection:
-        if isinstance(item, Aggregate) and item.arg and item.func in ("sum", "avg", "min", "max"):
-            comp.valued_vars.add(item.arg)
-            if item.func in ("min", "max"):
-                text_vars.add(item.arg)
-    joins = [
-        f" LEFT JOIN {{num}} n_{cols[v]} ON n_{cols[v]}.id = j.{cols[v]}"
-        for v in sorted(comp.valued_vars)
+
+def _temporal_head(keyed: list[str]) -> list[str]:
+    """A temporal join's bounds: its earliest and latest element time, its last row."""
+
+    def fold(fn: str, col: str) -> str:
+        items = [f"{a}.{col}" for a in keyed]
+        return items[0] if len(items) == 1 else f"{fn}({', '.join(items)})"
+
+    return [
+        f"{fold('least', 't')} AS mint",
+        f"{fold('greatest', 't')} AS maxt",
+        f"{fold('greatest', 'idx')} AS maxidx",
     ]
+
+
+def _filtered(
+    name: str, cols: dict[str, str], valued: list[str], text_vars: list[str], conditions: list[str]
+) -> str:
+    """The CTE ``name``: the joined rows that pass the filters, with the numeric value columns
+    (r, d, m) of each valued variable and the text of each MIN/MAX argument."""
+    joins = [f" LEFT JOIN {{num}} n_{cols[v]} ON n_{cols[v]}.id = j.{cols[v]}" for v in valued]
     joins += [
-        f" LEFT JOIN {{terms}} t_{cols[v]} ON t_{cols[v]}.id = j.{cols[v]}"
-        for v in sorted(text_vars)
+        f" LEFT JOIN {{terms}} t_{cols[v]} ON t_{cols[v]}.id = j.{cols[v]}" for v in text_vars
     ]
-    ctes = [f"j AS ({joined})"]
     where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
     extra = [
         f"n_{cols[v]}.r AS r_{cols[v]}, n_{cols[v]}.d AS d_{cols[v]}, n_{cols[v]}.m AS m_{cols[v]}"
-        for v in sorted(comp.valued_vars)
-    ] + [f"t_{cols[v]}.term AS x_{cols[v]}" for v in sorted(text_vars)]
+        for v in valued
+    ] + [f"t_{cols[v]}.term AS x_{cols[v]}" for v in text_vars]
     select = "j.*" + "".join(", " + e for e in extra)
-    if prejoin is None:
-        ctes.append(f"f AS (SELECT {select} FROM j{''.join(joins)}{where})")
-    else:
-        ctes.append(f"f0 AS (SELECT {select} FROM j{''.join(joins)}{where})")
-        names = [cols[v] for v in variables] + [
-            c
-            for v in sorted(comp.valued_vars)
-            for c in (f"r_{cols[v]}", f"d_{cols[v]}", f"m_{cols[v]}")
-        ]
-        names += [f"x_{cols[v]}" for v in sorted(text_vars)]
-        ctes += _prejoin_ctes(prejoin, names)
-        temporal = out_temporal
-    with_clause = "WITH " + ", ".join(ctes) + " "
-    if plan.group_by is None:
-        cells = ", ".join(
-            f"{cols.get(str(item), 'CAST(NULL AS BIGINT)')} AS {projected(k)}"
-            for k, (_, item) in enumerate(plan.projection)
-        )
-        prefix = "mint, maxt, maxidx" if temporal else "kc, kb, kr"
-        distinct = "DISTINCT " if plan.distinct and not temporal else ""
-        sql = f"SELECT {distinct}{prefix}, {cells} FROM f"
-        return CompiledQuery(with_clause + sql, frozenset())
-    if temporal:
-        raise NotInFragment("aggregates on the temporal-join path")
-    positions = frozenset(
-        k
-        for k, (_, item) in enumerate(plan.projection)
-        if isinstance(item, Aggregate) and item.func in ("count", "sum", "avg")
-    )
-    return CompiledQuery(with_clause + _aggregate_sql(plan, cols, positions), positions)
+    return f"{name} AS (SELECT {select} FROM j{''.join(joins)}{where})"
 
 
 def _fmt_decimal(x: str) -> str:
