@@ -117,33 +117,37 @@ PERF_COLUMNS = (
 
 
 def perf_table(rows: list[dict[str, Any]], title: str, width: int | None = None) -> Table:
-    """Per engine@runtime (cells that ran): medians over queries, feedings and repetitions.
+    """Per engine@runtime: cells that ran, how many were correct, medians over the queries,
+    feedings and repetitions that ran to the end (a failed or timed-out run's numbers describe
+    the part that ran), wall time of all.
     Narrower than its headers allow (``width``, an 80-column terminal): short headers, no
     vertical rules and a caption saying what each short header means, so none is cut."""
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if r["state"] in ("ok", "failed", "timeout"):
             by[f"{r['engine']}@{r['runtime']}"].append(r)
-    body = [
-        (
-            name,
-            str(len(members)),
-            str(sum(1 for r in members if r.get("verdict") == "correct")),
-            _num(_med(members, "rate_achieved"), "{:.0f}"),
-            _num(_med(members, "time_per_triple_us")),
-            _num(_med(members, "latency_ms_p50"), "{:.0f}"),
-            _num(_med(members, "latency_ms_p95"), "{:.0f}"),
-            _num(_med(members, "peak_rss_mb"), "{:.0f}"),
-            _num(sum(float(r.get("wall_s") or 0) for r in members), "{:.0f}"),
-        )
-        for name, members in by.items()
-    ]
+    body = [_perf_row(name, members) for name, members in by.items()]
     t = _perf(title, [wide for wide, _, _ in PERF_COLUMNS], body)
     if width is None or fits(t, width):
         return t
     narrow = _perf(title, [short for _, short, _ in PERF_COLUMNS], body, box.SIMPLE_HEAD)
     narrow.caption = "; ".join(why for _, _, why in PERF_COLUMNS if why)
     return narrow
+
+
+def _perf_row(name: str, members: list[dict[str, Any]]) -> tuple[str, ...]:
+    done = [r for r in members if r["state"] == "ok"]
+    return (
+        name,
+        str(len(members)),
+        str(sum(1 for r in members if r.get("verdict") == "correct")),
+        _num(_med(done, "rate_achieved"), "{:.0f}"),
+        _num(_med(done, "time_per_triple_us")),
+        _num(_med(done, "latency_ms_p50"), "{:.0f}"),
+        _num(_med(done, "latency_ms_p95"), "{:.0f}"),
+        _num(_med(done, "peak_rss_mb"), "{:.0f}"),
+        _num(sum(float(r.get("wall_s") or 0) for r in members), "{:.0f}"),
+    )
 
 
 def _perf(

@@ -1,8 +1,9 @@
 """What the matrix hands back beyond the cells: ``summary.json`` and ``mismatch.parquet``.
 
 ``summary.json``: per (engine, runtime, query, stream, feeding, rate), the verdicts over the
-repetitions and, for each number, the median and the spread (max − min) — repetitions of a
-timed run differ, and a single number would hide by how much.
+repetitions and, for each number, the median and the spread (max − min) over the repetitions
+that ran to the end (state ok; wall time over all) — repetitions of a timed run differ, and a
+single number would hide by how much.
 
 ``mismatch.parquet``: LSBench's mm(E1, E2) (``rsp_sdk.compare.lsbench``) for every ordered
 pair of finished cells that ran the same query on the same stream and feeding in the same
@@ -70,8 +71,9 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         entry["states"] = sorted({m["state"] for m in members})
         entry["verdicts"] = sorted({m.get("verdict") or "not_judged" for m in members})
         entry["reason"] = next((m["reason"] for m in members if m.get("reason")), None)
-        for n in NUMBERS:
-            s = _stats(m.get(n) for m in members)
+        done = [m for m in members if m["state"] == "ok"]
+        for n in NUMBERS:  # a failed or timed-out run's numbers describe the part that ran
+            s = _stats(m.get(n) for m in (members if n == "wall_s" else done))
             if s is not None:
                 entry[n] = s
         out.append(entry)

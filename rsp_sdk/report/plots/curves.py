@@ -12,7 +12,7 @@ from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, pap
 
 def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
     """The curves, or None when no engine and query ran at two rates."""
-    rated = frame[frame["rate"].notna()]
+    rated = frame[frame["rate"].notna() & (frame["state"] == "ok")]  # runs that ran to the end
     if rated.empty:
         return None
     med = (

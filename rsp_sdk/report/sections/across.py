@@ -8,8 +8,8 @@
 * memory consumption rate (MB/s, Ren et al. 2016: heap swing per GC cycle) and peak RSS;
 * execution time per triple t = T/N (Ren et al.'s table).
 
-Each value is the median over repetitions; the tables say which metrics the matrix did not
-measure instead of showing empty grids.
+Each value is the median over the repetitions that ran to the end (state ok); the tables say
+which metrics the matrix did not measure instead of showing empty grids.
 """
 
 from __future__ import annotations
@@ -44,8 +44,11 @@ def cells_frame(results: Results) -> pd.DataFrame:
 
 
 def pivot(frame: pd.DataFrame, value: str, col: str = "col") -> pd.DataFrame | None:
-    """engine@runtime × column of the median of ``value`` (None when no cell has it)."""
-    have = frame[frame[value].notna()]
+    """engine@runtime × column of the median of ``value`` over the cells that ran to the end
+    (None when none has it). A failed or timed-out run's numbers describe the part that ran
+    (a C-SPARQL run killed after a 60 s hang shows 266,009 µs per triple): its verdict row
+    says what happened, a number beside finished ones would mislead."""
+    have = frame[frame[value].notna() & (frame["state"] == "ok")]
     if have.empty:
         return None
     table = have.pivot_table(index="row", columns=col, values=value, aggfunc="median")
