@@ -1,6 +1,8 @@
 """Across engines: the scalability curves and tables of CityBench and Ren et al.
 
 * throughput achieved and result latency vs the rate asked (when the matrix has ≥ 2 rates);
+* result latency and peak RSS vs simultaneous instances of a query (CityBench's concurrency
+  axis, when some query ran at ≥ 2 instance counts);
 * Rate_max per engine and query: with a spec's rate search (``ratesearch.json``), exactly the
   matrix's own answer (``rsp matrix show`` prints the same), probes listed; otherwise the highest
   of the spec's rates whose every repetition ran to the end, was not judged wrong, and was fed
@@ -20,7 +22,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from rsp_sdk.report.artifacts import Artifacts, TableRef
-from rsp_sdk.report.plots import curves
+from rsp_sdk.report.plots import concurrency, curves
 from rsp_sdk.report.results import Results
 from rsp_sdk.report.section import render
 
@@ -104,6 +106,7 @@ class AcrossEngines:
     def render(self, results: Results, out: Artifacts) -> Markup:
         frame = cells_frame(results)
         curve = curves.figure(out, "scalability", frame)
+        crowd = concurrency.figure(out, "concurrency", frame)
         parts = [
             (
                 "Execution time per triple",
@@ -152,7 +155,7 @@ class AcrossEngines:
                 "No cell measured result latency.",
             ),
         ]
-        return render("across.html.j2", curve=curve, parts=parts)
+        return render("across.html.j2", curve=curve, concurrency=crowd, parts=parts)
 
 
 def _rate_max_table(out: Artifacts, results: Results, frame: pd.DataFrame) -> TableRef | None:

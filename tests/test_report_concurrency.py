@@ -1,0 +1,69 @@
+"""The report's concurrency curves (CityBench: latency and memory against simultaneous
+instances of a query) from a results folder of cell.json files written here — the medians per
+instance count, one line per engine, query and time scale, unfinished runs left out. Pure
+Python, no engine: the numbers are the test's own, so the figure's data can be checked."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run_rsp
+
+
+def _cell(
+    instances: int, rep: int, latency: float, rss: float, state: str = "ok"
+) -> dict[str, Any]:
+    key = f"q1-{instances}-{rep}-{state}"
+    return {
+        "key": key,
+        "label": f"rsprs@subprocess/q1/x{instances}/time-scale=1/rep={rep}",
+        "spec": "citybench",
+        "engine": "rsprs",
+        "runtime": "subprocess",
+        "query": "q1",
+        "params": "{}",
+        "stream": "aarhus",
+        "feeding": "time-scale",
+        "time_scale": 1.0,
+        "instances": instances,
+        "repetition": rep,
+        "state": state,
+        "verdict": "correct" if state == "ok" else "not_judged",
+        "t0_ms": 0 if state == "ok" else None,
+        "latency_ms_p50": latency,
+        "peak_rss_mb": rss,
+        "wall_s": 30.0,
+    }
+
+
+CELLS = [
+    _cell(1, 1, 10.0, 100.0),
+    _cell(1, 2, 30.0, 120.0),  # medians at 1 instance: 20 ms, 110 MB
+    _cell(10, 1, 200.0, 300.0),
+    _cell(20, 1, 900.0, 600.0),
+    _cell(20, 2, 99999.0, 9999.0, state="timeout"),  # the part that ran: left out
+]
+
+
+def test_latency_and_memory_against_instances(rsp_exe: list[str], tmp_path: Path) -> None:
+    results = tmp_path / "RESULTS"
+    for c in CELLS:
+        (results / "cells" / c["key"]).mkdir(parents=True)
+        (results / "cells" / c["key"] / "cell.json").write_text(json.dumps(c))
+    plan = [{k: c[k] for k in ("key", "label", "engine", "runtime", "query")} for c in CELLS]
+    (results / "matrix.json").write_text(
+        json.dumps({"format": 1, "spec": {"name": "citybench"}, "plan": plan})
+    )
+    out = tmp_path / "REPORT"
+    run_rsp(rsp_exe, "report", results, "-o", out)
+    assert "concurrency" in json.loads((out / "report.json").read_text())["figures"]
+    with (out / "data" / "concurrency.csv").open() as f:
+        data = list(csv.DictReader(f))
+    got = [(int(r["instances"]), float(r["latency_ms_p50"]), float(r["peak_rss_mb"])) for r in data]
+    assert got == [(1, 20.0, 110.0), (10, 200.0, 300.0), (20, 900.0, 600.0)]
+    assert {r["label"] for r in data} == {"rsprs@subprocess q1"}
+    page = (out / "index.html").read_text()
+    assert "simultaneous instances" in page and "no scalability curves" not in page
