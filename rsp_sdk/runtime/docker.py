@@ -347,43 +347,18 @@ class DockerRuntime:
             return launch_process(self, spec, workdir, log_dir=log_dir)
         if not isinstance(spec, JvmDriver):
             raise TypeError(f"the docker runtime cannot carry {spec.kind!r} drivers")
-        from rsp_sdk.images.engine import ensure_engine_image
-        from rsp_sdk.images.lock import load_lock
-
-        try:
-            client = docker_client()
-            lock = load_lock()
-            image = ensure_engine_image(spec, client=client, lock=lock)
-        except (DockerUnavailable, RspError) as exc:
-            raise EngineError("start", str(exc)) from None
+        image, uid = _engine_image(spec)
         started = time.monotonic()  # the image exists: from here on, container start to ready
         workdir = Path(workdir).resolve()
         workdir.mkdir(parents=True, exist_ok=True)
-        uid = lock.base.uid
         _grant(workdir, uid)
         log_dir.mkdir(parents=True, exist_ok=True)
         log_path = log_dir / "engine.log"
         token = secrets.token_hex(24)
         user = f"{uid}:{uid}" if os.geteuid() == 0 else f"{os.geteuid()}:{os.getegid()}"
-        argv = [
-            "java",
-            *spec.jvm_flags,
-            *[f"-D{k}={v}" for k, v in spec.system_properties.items()],
-            "-cp",
-            ":".join(image.classpath),
-            "org.rspsdk.bridge.BridgeServer",
-            "--driver",
-            spec.driver_class,
-            "--port",
-            "0",
-            "--data-port",
-            "0",
-            "--host",
-            "127.0.0.1",
-        ]
         container = self._container(
             image.tag,
-            argv,
+            _bridge_argv(spec, image.classpath),
             {"RSP_BRIDGE_TOKEN": token},
             workdir,
             user,
@@ -401,17 +376,7 @@ class DockerRuntime:
             ports = host.await_ready(self.start_timeout)
             if ports is None:
                 raise self._start_failure(host, log_path)
-            from py4j.java_gateway import GatewayParameters, JavaGateway
-
-            try:
-                gateway = JavaGateway(
-                    gateway_parameters=GatewayParameters(
-                        port=ports[0], auth_token=token, auto_field=False, eager_load=True
-                    )
-                )
-                data = DataLane(ports[1], token, self.start_timeout)
-            except Exception as exc:
-                raise EngineError("start", f"cannot connect to the bridge server: {exc}") from exc
+            gateway, data = _connect(ports, token, self.start_timeout)
         except BaseException:
             if host is not None:
                 host.remove()
@@ -489,3 +454,51 @@ class DockerRuntime:
         if tail:
             message += f"; log {log_path} ends with:\n{tail}"
         return EngineCrashed("start", message, engine_trace=tail or None)
+
+
+def _engine_image(spec: JvmDriver) -> tuple[Any, int]:
+    """The engine's image (built from the provisioning cache if its tag is missing) and the
+    base image's uid; Docker or image trouble is the engine's failure to start."""
+    from rsp_sdk.images.engine import ensure_engine_image
+    from rsp_sdk.images.lock import load_lock
+
+    try:
+        lock = load_lock()
+        return ensure_engine_image(spec, client=docker_client(), lock=lock), lock.base.uid
+    except (DockerUnavailable, RspError) as exc:
+        raise EngineError("start", str(exc)) from None
+
+
+def _bridge_argv(spec: JvmDriver, classpath: list[str]) -> list[str]:
+    """The bridge server's command line inside the container (ports picked by the JVM)."""
+    return [
+        "java",
+        *spec.jvm_flags,
+        *[f"-D{k}={v}" for k, v in spec.system_properties.items()],
+        "-cp",
+        ":".join(classpath),
+        "org.rspsdk.bridge.BridgeServer",
+        "--driver",
+        spec.driver_class,
+        "--port",
+        "0",
+        "--data-port",
+        "0",
+        "--host",
+        "127.0.0.1",
+    ]
+
+
+def _connect(ports: tuple[int, int], token: str, timeout: float) -> tuple[Any, DataLane]:
+    """The py4j gateway and the data lane to a bridge that announced ``ports``."""
+    from py4j.java_gateway import GatewayParameters, JavaGateway
+
+    try:
+        gateway = JavaGateway(
+            gateway_parameters=GatewayParameters(
+                port=ports[0], auth_token=token, auto_field=False, eager_load=True
+            )
+        )
+        return gateway, DataLane(ports[1], token, timeout)
+    except Exception as exc:
+        raise EngineError("start", f"cannot connect to the bridge server: {exc}") from exc
