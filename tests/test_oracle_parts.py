@@ -23,9 +23,9 @@ from rsp_sdk.compare.check import check_run
 from rsp_sdk.compare.judge import judge_run
 from rsp_sdk.compare.parts import ExpectedTable, judge_parts, write_parts
 from rsp_sdk.compare.vocab import Metrics
-from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy
+from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy, Tick
 from rsp_sdk.oracle import job as oracle_job
-from rsp_sdk.oracle import plan_job
+from rsp_sdk.oracle import plan_job, s2r
 from rsp_sdk.query import parse_rspql
 from tests.compare_tables import result_table, s
 from tests.oracle_support import profile, query, rooms, spark
@@ -178,3 +178,39 @@ def test_parts_none_of_which_expects_a_row_judge_as_the_whole_table(
         assert split.yabench is not None and split.correct is (label == "silent")
         assert split.yabench.unexpected_relations == (label == "wrong")
         assert split.yabench.mean_precision == (0.0 if label == "wrong" else None)
+
+
+EAGER = profile(
+    ReportPolicy.CONTENT_CHANGE,
+    tick=Tick.TUPLE_DRIVEN,
+    t0=T0Policy(step_ms=10, span="window"),
+    empty=False,
+)
+
+
+@pytest.mark.parametrize("prof", [PROFILE, EAGER], ids=["window-close", "eager"])
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_a_job_past_the_report_limit_enumerates_each_parts_reports(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, prof: Any, name: str
+) -> None:
+    """More representative reports than a process may hold (``RSP_ORACLE_MAX_REPORTS``), but
+    no class past it alone: the job plans its classes only, refuses the one-table paths and
+    computes ``run_class_parts`` with each part's reports enumerated for it — the same rows
+    as the whole table computed without a limit. One class past the limit is refused."""
+    spec = parse_rspql(QUERIES[name])
+    free = plan_job(rooms(SIX), spec, prof, spark=spark)
+    whole, classes = free.run_classes()
+    per = s2r.rows_per_candidate(prof, free.geom)
+    held = free.reports.num_rows
+    assert per < held  # a limit between them exists: one class fits, all of them do not
+    monkeypatch.setenv("RSP_ORACLE_MAX_REPORTS", str(per))
+    job = plan_job(rooms(SIX), spec, prof, spark=spark)
+    assert job.classes.representative.tolist() == classes.representative.tolist()
+    with pytest.raises(s2r.TooManyReports):
+        job.run_classes()
+    parts = list(job.run_class_parts())
+    assert len(parts) > 1
+    assert canonical(pa.concat_tables(parts)) == canonical(whole)
+    monkeypatch.setenv("RSP_ORACLE_MAX_REPORTS", str(per - 1))
+    with pytest.raises(s2r.TooManyReports):
+        plan_job(rooms(SIX), spec, prof, spark=spark)

@@ -317,13 +317,25 @@ class OracleJob:
         # contents (``t0s``) and copies its relations; it holds the representatives' reports
         # only (``s2r.class_reports``), every candidate's (``all_reports``) when asked for
         self._all_reports: pa.Table | None = None
-        self.classes, self.reports = s2r.class_reports(
-            profile, self.geom, self.candidates, classes=t0_classes
-        )
+        # not under content change: a window group there reuses the previous event's result
+        # between change points, which needs every event of the group
+        self._share = t0_classes and ReportPolicy.CONTENT_CHANGE not in profile.report
+        # too many representative reports to hold at once: the classes now, each part's
+        # reports when ``run_class_parts`` computes it (None: they are held)
+        self._too_many: s2r.TooManyReports | None = None
+        try:
+            self.classes, self.reports = s2r.class_reports(
+                profile, self.geom, self.candidates, classes=t0_classes
+            )
+        except s2r.TooManyReports as exc:
+            if s2r.rows_per_candidate(profile, self.geom) > s2r.max_reports():
+                raise  # one class alone is past the limit: no part could hold it
+            self._too_many = exc
+            self.classes, self.reports = s2r.class_reports(
+                profile, self.geom, self.candidates, classes=t0_classes, hold=False
+            )
         self.t0s = self.classes.representatives
-        if t0_classes and ReportPolicy.CONTENT_CHANGE not in profile.report:
-            # not under content change: a window group there reuses the previous event's
-            # result between change points, which needs every event of the group
+        if self._share:
             self.reports = s2r.shared_keys(self.geom, self.reports)
         self.relevance = constraints(query, algebra)
         self._persisted: list[DataFrame] = []
@@ -906,6 +918,8 @@ class OracleJob:
     # -- the whole job --------------------------------------------------------------------------
     def run(self) -> pa.Table:
         """The expected output of every candidate t0 (EXPECTED_SCHEMA)."""
+        if self._too_many is not None:
+            raise self._too_many  # every candidate's rows: more than the classes' parts
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table()
         try:
@@ -922,6 +936,8 @@ class OracleJob:
         its own report times (``all_reports``): what a verdict that ignores time needs, without
         copying the rows to thousands of candidates.
         """
+        if self._too_many is not None:
+            raise self._too_many  # one table: ``run_class_parts`` computes it in parts
         if self.reports.num_rows == 0:
             return EXPECTED_SCHEMA.empty_table(), self.classes
         return self._one_part(), self.classes
@@ -939,6 +955,9 @@ class OracleJob:
         (no ``SharedWork``: the shared relations would hold every part in memory).
         """
         limit = part_rows() if rows is None else rows
+        if self._too_many is not None:
+            yield from self._enumerated_parts(limit)
+            return
         full = self.reports
         if full.num_rows == 0:
             yield EXPECTED_SCHEMA.empty_table()
@@ -964,6 +983,35 @@ class OracleJob:
                 lo = hi
         finally:
             self.reports, self.shared = full, shared
+
+    def _enumerated_parts(self, limit: int) -> Iterator[pa.Table]:
+        """``run_class_parts`` when the representatives' reports are too many to hold
+        (``s2r.TooManyReports`` at planning): each part's reports are enumerated for it, at
+        most ``s2r.max_reports()`` at a time, sized like the held parts (a first part of
+        ``FIRST_PART_REPORTS``, then by the rows per report measured so far).
+
+        CQELS's and ETALIS's eager profiles report at every element for every class: YABench's
+        E3 join at 200 stations asks for 248 classes × 42,000 reports, past the 10 M a process
+        may hold — those cells went unjudged before."""
+        reps = self.classes.representatives
+        per = s2r.rows_per_candidate(self.profile, self.geom)
+        cap = max(1, s2r.max_reports() // per)  # representatives whose reports fit at once
+        empty, shared, self.shared = self.reports, self.shared, None
+        try:
+            lo, budget, seen_rows, seen_reports = 0, FIRST_PART_REPORTS, 0, 0
+            while lo < len(reps):
+                hi = lo + min(cap, max(1, budget // per))
+                self.reports, _ = s2r.report_table(self.profile, self.geom, reps[lo:hi])
+                if self._share:
+                    self.reports = s2r.shared_keys(self.geom, self.reports)
+                part = self._one_part()
+                yield part
+                seen_rows += part.num_rows
+                seen_reports += self.reports.num_rows
+                budget = max(1, min(8 * budget, int(limit * seen_reports / max(1, seen_rows))))
+                lo = hi
+        finally:
+            self.reports, self.shared = empty, shared
 
     def _one_part(self) -> pa.Table:
         """The expected rows of the classes in ``self.reports`` (all of them, or one part's),

@@ -517,7 +517,7 @@ def env_rows(name: str, default: int) -> int:
         raise InputError(f"{name}={raw!r} is not a number", expected="a row count") from None
 
 
-def _rows_per_candidate(profile: Profile, geom: Geometry) -> int:
+def rows_per_candidate(profile: Profile, geom: Geometry) -> int:
     """An upper bound of one candidate's reports (what ``report_table`` allocates for it)."""
     if ReportPolicy.CONTENT_CHANGE in profile.report:
         return max(1, len(_events(profile, geom)["x"]))
@@ -535,6 +535,7 @@ def class_reports(
     *,
     classes: bool = True,
     limit: int | None = None,
+    hold: bool = True,
 ) -> tuple[T0Classes, pa.Table]:
     """(classes, reports of the class representatives): ``t0_classes`` over ``report_table``
     without ever holding every candidate's reports.
@@ -543,11 +544,12 @@ def class_reports(
     of contents (``_content_columns``, rank by rank: its SHA-256) was seen before joins that
     class, whose representative is the smallest member as in ``t0_classes``. Holding the
     representatives' reports only, past ``limit`` rows it raises ``TooManyReports`` naming the
-    sizes — before the Spark job and the driver's R2S multiply them.
+    sizes — before the Spark job and the driver's R2S multiply them. ``hold=False``: the
+    classes only (no reports, no limit), for a job that enumerates its reports part by part.
     """
     cands = np.asarray(sorted(set(candidates)), dtype=np.int64)
     limit = max_reports() if limit is None else limit
-    per = _rows_per_candidate(profile, geom)
+    per = rows_per_candidate(profile, geom)
     step = max(1, CHUNK_ROWS // per)
     first: dict[bytes, int] = {}
     rep = np.empty(len(cands), dtype=np.int64)
@@ -565,6 +567,8 @@ def class_reports(
             rep[lo + i] = first.setdefault(d, t)
             if rep[lo + i] == t:
                 new.append(t)
+        if not hold:
+            continue
         part = of_t0s(table, new)
         held += part.num_rows
         if held > limit:
