@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rsp_sdk.model import terms
+from rsp_sdk.model.results import binding_to_json, row_to_json
 
 
 @pytest.mark.parametrize(
@@ -50,3 +53,34 @@ def test_bad_terms() -> None:
         terms.from_sparql_json({"type": "nope", "value": "x"})
     with pytest.raises(ValueError):
         terms.split_literal('"unterminated')
+
+
+_NAMES = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=6)
+_LEX = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
+_TERMS = st.one_of(
+    st.builds(lambda v: terms.iri("http://ex.org/" + v), st.text("abc/é", max_size=5)),
+    st.builds(lambda v: "_:b" + v, st.text("xyz019", min_size=1, max_size=4)),
+    st.builds(terms.literal, _LEX),
+    st.builds(
+        lambda v, dt: terms.literal(v, datatype=dt),
+        _LEX,
+        st.sampled_from(
+            [terms.XSD + "integer", terms.XSD + "float", terms.XSD + "string", "http://ex.org/dt"]
+        ),
+    ),
+    st.builds(
+        lambda v, lang: terms.literal(v, language=lang), _LEX, st.sampled_from(["en", "fr-BE"])
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(row=st.dictionaries(_NAMES, st.one_of(st.none(), _TERMS), max_size=5))
+def test_row_to_json_is_binding_to_json_byte_for_byte(row: dict[str, str | None]) -> None:
+    """The recorder's cached encoding of a result row against the reference path it replaced
+    (a dict of ``to_sparql_json`` terms through ``binding_to_json``), twice so the second
+    call answers from the cache."""
+    names, values = list(row), list(row.values())
+    want = binding_to_json({v: terms.to_sparql_json(t) for v, t in row.items() if t is not None})
+    assert row_to_json(names, values) == want
+    assert row_to_json(names, values) == want

@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from rsp_sdk.engine.session import ResultEvent
-from rsp_sdk.model.results import RESULT_SCHEMA, binding_to_json
+from rsp_sdk.model.results import RESULT_SCHEMA, row_to_json
 from rsp_sdk.util.atomic import atomic_path
 
 PUSHED_SCHEMA = pa.schema(
@@ -210,7 +210,7 @@ class RunRecorder:
                 if ev.empty:
                     rows.append({**base, "binding": None})
                 else:
-                    rows.extend({**base, "binding": binding_to_json(b)} for b in ev.bindings)
+                    rows.extend({**base, "binding": row_to_json(ev.vars, r)} for r in ev.rows)
                     self.status.result_rows += len(ev.rows)
                 self.status.result_events += 1
         self.maybe_flush()
