@@ -26,6 +26,7 @@ from rsp_sdk.engine.batch import TripleBatch
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.errors import RspError
 from rsp_sdk.model.query import QuerySpec
+from rsp_sdk.model.results import term_json
 from rsp_sdk.model.terms import to_sparql_json
 from rsp_sdk.runtime.base import DriverChannel, EngineError, Runtime
 
@@ -133,7 +134,7 @@ class ResultEvent:
                         raise ValueError(f"row {list(r)} does not match vars {list(vars_)}")
                     for term in r:
                         if term is not None:
-                            to_sparql_json(term)
+                            term_json(term)  # validates; the recorder then finds it cached
                 t_app = obj.get("t_app_ms")
                 events.append(
                     cls(

@@ -61,10 +61,12 @@ def row_to_json(names: Sequence[str], row: Sequence[str | None]) -> str:
     the same values), so their text is cached; the output is ``binding_to_json``'s, byte for
     byte (``tests/test_model.py``)."""
     bound = {v: t for v, t in zip(names, row, strict=True) if t is not None}
-    return "{" + ",".join(f"{_key_json(v)}:{_term_json(bound[v])}" for v in sorted(bound)) + "}"
+    return "{" + ",".join(f"{_key_json(v)}:{term_json(bound[v])}" for v in sorted(bound)) + "}"
 
 
-def _term_json(term: str) -> str:
+def term_json(term: str) -> str:
+    """The SPARQL 1.1 JSON text of an N-Triples term (``ValueError`` if it is none), as
+    ``binding_to_json`` writes it inside a binding; literals and blank nodes cached."""
     if term.startswith("<"):  # an IRI: often one per row (observations), not worth caching
         return '{"type":"uri","value":' + json.dumps(term[1:-1], ensure_ascii=False) + "}"
     return _cached_term_json(term)
