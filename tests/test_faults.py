@@ -105,6 +105,27 @@ def test_hang_on_close_is_killed(combo: tuple[str, str, Any], tmp_path: Path) ->
     watch.assert_clean()
 
 
+def test_an_answer_past_the_reply_limit_fails_the_verb_and_kills_the_engine(
+    combo: tuple[str, str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine whose poll answer is larger than the harness reads at once (the matrix was
+    OOM-killed by one): the verb fails with the sizes and the knob, the engine is killed and
+    leaves nothing behind — on every runtime (jpype hands the answer over whole and is stopped
+    before it is parsed)."""
+    monkeypatch.setenv("RSP_MAX_REPLY_BYTES", "2000")
+    session, watch = start(combo, tmp_path)
+    for b in batches():
+        session.push(SCENARIO.stream, b)
+    session.advance_time(10_000)
+    with pytest.raises(EngineError) as info:
+        drain(session, quiet_s=5.0, limit_s=30.0)
+    msg = str(info.value)
+    assert info.value.verb == "poll" and "past the 2,000 bytes the harness reads" in msg, msg
+    assert "RSP_MAX_REPLY_BYTES" in msg and "the engine was killed" in msg
+    session.close()
+    watch.assert_clean()
+
+
 @pytest.mark.parametrize("verb", ["open", "register_query"])
 def test_crash_while_starting(combo: tuple[str, str, Any], tmp_path: Path, verb: str) -> None:
     with pytest.raises(EngineCrashed) as info:

@@ -29,6 +29,7 @@ from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.model.results import term_json
 from rsp_sdk.model.terms import to_sparql_json
 from rsp_sdk.runtime.base import DriverChannel, EngineError, Runtime
+from rsp_sdk.runtime.reply import max_reply_bytes, reply_too_large
 
 if TYPE_CHECKING:
     from rsp_sdk.engine.adapter import Adapter
@@ -295,7 +296,12 @@ class EngineSession:
         self.channel.call("advance_time", int(t_app_ms), timeout=self.timeouts.verb)
 
     def poll(self) -> list[ResultEvent]:
-        return ResultEvent.parse_lines(self.channel.poll(timeout=self.timeouts.poll))
+        data = self.channel.poll(timeout=self.timeouts.poll)
+        limit = max_reply_bytes()
+        if len(data) > limit:  # the runtimes that read a stream stop earlier; jpype hands it over
+            self.kill()
+            raise reply_too_large("poll", len(data), limit)
+        return ResultEvent.parse_lines(data)
 
     def stats(self) -> dict[str, Any]:
         """Engine/JVM numbers (heap, GC, threads); ``{}`` when the driver cannot say now."""

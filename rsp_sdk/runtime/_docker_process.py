@@ -79,13 +79,16 @@ class AttachedOutput:
                 with open(self.log_path, "ab") as log:
                     log.write(payload)
 
-    def readline(self) -> bytes:
-        """The next stdout line; ``b""`` once the container's output ended."""
+    def readline(self, size: int = -1) -> bytes:
+        """The next stdout line, or its first ``size`` bytes (as ``io`` files do) when it is
+        longer; ``b""`` once the container's output ended."""
         while True:
             newline = self._out.find(b"\n")
-            if newline >= 0:
-                line = bytes(self._out[: newline + 1])
-                del self._out[: newline + 1]
+            if newline >= 0 or 0 <= size <= len(self._out):
+                end = newline + 1 if newline >= 0 else size
+                end = min(end, size) if size >= 0 else end
+                line = bytes(self._out[:end])
+                del self._out[:end]
                 return line
             if self._eof or not self._fill():
                 self._eof = True

@@ -35,6 +35,7 @@ from rsp_sdk.runtime._framing import deadline_of
 from rsp_sdk.runtime._process import spawn
 from rsp_sdk.runtime.base import DriverSpec, EngineError, JvmDriver
 from rsp_sdk.runtime.bridge import bridge_classpath
+from rsp_sdk.runtime.reply import max_reply_bytes, reply_too_large
 
 T = TypeVar("T")
 
@@ -63,10 +64,19 @@ def _pump(src: IO[bytes], log_path: Path) -> None:
             log.flush()
 
 
+class ReplyTooLarge(Exception):
+    """The bridge announced an answer past ``max_reply_bytes()`` (``rsp_sdk.runtime.reply``)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
 class DataLane:
     """Client of the bridge's DataServer: framed push/poll over a loopback socket."""
 
     def __init__(self, port: int, token: str, timeout: float) -> None:
+        self.limit = max_reply_bytes()
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         raw = token.encode()
@@ -113,6 +123,8 @@ class DataLane:
         if parts:
             self._send(parts[-1], deadline)
         status, length = _REPLY.unpack(self._exact(_REPLY.size, deadline))
+        if length > self.limit:
+            raise ReplyTooLarge(length)  # not read: the lane is lost with the engine
         return status, self._exact(length, deadline) if length else b""
 
     def close(self) -> None:
@@ -201,6 +213,10 @@ class Py4JChannel(HostChannel):
             self._check(verb)
             try:
                 status, payload = self.data.request(op, parts, deadline_of(timeout))
+            except ReplyTooLarge as exc:
+                err = reply_too_large(verb, exc.size, self.data.limit)
+                self._fail(err)
+                raise err from None
             except TimeoutError:
                 raise self._timeout(verb, timeout) from None
             except OSError:

@@ -33,6 +33,7 @@ from typing import IO, Any
 from rsp_sdk.runtime._channel import HostChannel
 from rsp_sdk.runtime._process import spawn
 from rsp_sdk.runtime.base import DriverSpec, EngineError, ProcessDriver
+from rsp_sdk.runtime.reply import max_reply_bytes, reply_too_large
 
 PIPE_BYTES = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size
 
@@ -58,6 +59,8 @@ class SubprocessChannel(HostChannel):
         self._replies: dict[int, dict[str, Any]] = {}
         self._eof = False
         self._next_id = 0
+        self._limit = max_reply_bytes()
+        self._oversized: int | None = None  # bytes of an answer past the limit, left unread
         assert proc.stdin is not None and proc.stdout is not None
         self._stdin_fd = proc.stdin.fileno()
         if raw_push:
@@ -69,8 +72,17 @@ class SubprocessChannel(HostChannel):
         self._reader.start()
 
     def _read(self, out: IO[bytes]) -> None:
+        limit = self._limit
         with open(self.log_path, "ab") as log:
-            for line in iter(out.readline, b""):
+            while line := out.readline(limit + 1):
+                if len(line) > limit and not line.endswith(
+                    b"\n"
+                ):  # not read: see rsp_sdk.runtime.reply
+                    size = len(line) + _skip_line(out, limit)
+                    with self._cond:
+                        self._oversized = size
+                        self._cond.notify_all()
+                    continue
                 reply: Any = None
                 if line.startswith(b"{"):
                     with contextlib.suppress(ValueError):
@@ -119,14 +131,18 @@ class SubprocessChannel(HostChannel):
             raise self._crashed(verb) from None
         with self._cond:
             while rid not in self._replies:
-                if self._eof:
+                if self._eof or self._oversized is not None:
                     break
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     break
                 self._cond.wait(remaining)
             reply = self._replies.pop(rid, None)
-            eof = self._eof
+            eof, oversized = self._eof, self._oversized
+        if reply is None and oversized is not None:
+            err = reply_too_large(verb, oversized, self._limit)
+            self._fail(err)
+            raise err
         if reply is None:
             if eof:
                 raise self._crashed(verb)
@@ -169,6 +185,16 @@ class SubprocessChannel(HostChannel):
             json.dumps(e, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
             for e in events
         )
+
+
+def _skip_line(out: IO[bytes], chunk: int) -> int:
+    """Read the rest of a line in pieces of ``chunk`` bytes, keeping none; the bytes read."""
+    skipped = 0
+    while piece := out.readline(chunk):
+        skipped += len(piece)
+        if piece.endswith(b"\n"):
+            break
+    return skipped
 
 
 class SubprocessRuntime:
