@@ -47,12 +47,16 @@ def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
 def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     fig = paper_figure(FULL_IN, 2.6)
     ax_lat, ax_mem = fig.subplots(1, 2)
-    for label, g in med.groupby("label", sort=True):
+    # one colour per line in both panels (a line missing from one must not shift the others):
+    # the legend of the memory panel names the latency panel's lines too
+    for n, (label, g) in enumerate(med.groupby("label", sort=True)):
         g = g.sort_values("instances")
+        style = {"marker": "o", "label": label, "color": f"C{n % 10}"}
+        if n >= 10:
+            style["linestyle"] = "--"
         if g["latency_ms_p50"].notna().any():
-            ax_lat.plot(g["instances"], g["latency_ms_p50"], marker="o", label=label)
-        if g["peak_rss_mb"].notna().any():
-            ax_mem.plot(g["instances"], g["peak_rss_mb"], marker="o", label=label)
+            ax_lat.plot(g["instances"], g["latency_ms_p50"], **style)
+        ax_mem.plot(g["instances"], g["peak_rss_mb"], **style)
     ticks = sorted(med["instances"].unique().tolist())
     for ax, ylabel in ((ax_lat, "latency p50 (ms)"), (ax_mem, "peak RSS (MB)")):
         ax.set_xlabel("simultaneous instances")
