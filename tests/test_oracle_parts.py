@@ -194,9 +194,10 @@ def test_a_job_past_the_report_limit_enumerates_each_parts_reports(
     spark: Any, monkeypatch: pytest.MonkeyPatch, prof: Any, name: str
 ) -> None:
     """More representative reports than a process may hold (``RSP_ORACLE_MAX_REPORTS``), but
-    no class past it alone: the job plans its classes only, refuses the one-table paths and
-    computes ``run_class_parts`` with each part's reports enumerated for it — the same rows
-    as the whole table computed without a limit. One class past the limit is refused."""
+    no class past it alone, with ``RSP_ORACLE_ENUMERATE=1``: the job plans its classes only,
+    refuses the one-table paths and computes ``run_class_parts`` with each part's reports
+    enumerated for it — the same rows as the whole table computed without a limit. One class
+    past the limit is refused; without the switch, the job is refused as before."""
     spec = parse_rspql(QUERIES[name])
     free = plan_job(rooms(SIX), spec, prof, spark=spark)
     whole, classes = free.run_classes()
@@ -204,6 +205,9 @@ def test_a_job_past_the_report_limit_enumerates_each_parts_reports(
     held = free.reports.num_rows
     assert per < held  # a limit between them exists: one class fits, all of them do not
     monkeypatch.setenv("RSP_ORACLE_MAX_REPORTS", str(per))
+    with pytest.raises(s2r.TooManyReports):
+        plan_job(rooms(SIX), spec, prof, spark=spark)
+    monkeypatch.setenv("RSP_ORACLE_ENUMERATE", "1")
     job = plan_job(rooms(SIX), spec, prof, spark=spark)
     assert job.classes.representative.tolist() == classes.representative.tolist()
     with pytest.raises(s2r.TooManyReports):

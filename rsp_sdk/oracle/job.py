@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
 import threading
@@ -86,9 +87,21 @@ SUPPORT_ROWS = 100_000
 # (``run_class_parts``); a larger one starts with a part of FIRST_PART_REPORTS
 SPLIT_REPORTS = 1_000
 FIRST_PART_REPORTS = 250
+# reports a part of a job past the report limit enumerates at most (``_enumerated_parts``)
+ENUMERATED_PART_REPORTS = 1_000_000
 # binding rows a part aims at: ~1 M rows is a few hundred MB in the driver JVM's collect and
 # in the judging process's relations
 PART_ROWS = 1_000_000
+
+
+def enumerate_parts() -> bool:
+    """``RSP_ORACLE_ENUMERATE=1``: a job past ``s2r.max_reports()`` is computed in parts whose
+    reports are enumerated one part at a time (``OracleJob._enumerated_parts``) instead of
+    refused. Off by default: a part holds whole classes, and one class of an eager profile on
+    a large stream can expect hundreds of millions of rows — judging CQELS's YABench E3 at 500
+    stations (106 classes × 105,000 reports) took the matrix process past 11 GB within five
+    minutes, while the same at 200 stations (248 × 42,000) was judged in ten."""
+    return os.environ.get("RSP_ORACLE_ENUMERATE", "") == "1"
 
 
 def part_rows() -> int:
@@ -328,6 +341,8 @@ class OracleJob:
                 profile, self.geom, self.candidates, classes=t0_classes
             )
         except s2r.TooManyReports as exc:
+            if not enumerate_parts():
+                raise
             if s2r.rows_per_candidate(profile, self.geom) > s2r.max_reports():
                 raise  # one class alone is past the limit: no part could hold it
             self._too_many = exc
@@ -987,15 +1002,18 @@ class OracleJob:
     def _enumerated_parts(self, limit: int) -> Iterator[pa.Table]:
         """``run_class_parts`` when the representatives' reports are too many to hold
         (``s2r.TooManyReports`` at planning): each part's reports are enumerated for it, at
-        most ``s2r.max_reports()`` at a time, sized like the held parts (a first part of
+        most ``ENUMERATED_PART_REPORTS`` at a time, sized like the held parts (a first part of
         ``FIRST_PART_REPORTS``, then by the rows per report measured so far).
 
         CQELS's and ETALIS's eager profiles report at every element for every class: YABench's
         E3 join at 200 stations asks for 248 classes × 42,000 reports, past the 10 M a process
-        may hold — those cells went unjudged before."""
+        may hold. Only with ``enumerate_parts()``: one class can still expect too many rows."""
         reps = self.classes.representatives
         per = s2r.rows_per_candidate(self.profile, self.geom)
-        cap = max(1, s2r.max_reports() // per)  # representatives whose reports fit at once
+        # representatives a part holds: ENUMERATED_PART_REPORTS reports (one class at least);
+        # parts of up to the whole limit: the process judging CQELS's YABench E3 at 500
+        # stations reached 13.6 GB and was OOM-killed (1 M a part: past 11 GB, stopped)
+        cap = max(1, min(s2r.max_reports(), ENUMERATED_PART_REPORTS) // per)
         empty, shared, self.shared = self.reports, self.shared, None
         try:
             lo, budget, seen_rows, seen_reports = 0, FIRST_PART_REPORTS, 0, 0
