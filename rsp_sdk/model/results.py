@@ -59,7 +59,7 @@ def row_to_json(names: Sequence[str], row: Sequence[str | None]) -> str:
     millions, and parsing each literal and encoding each dict again made the harness, not the
     engine, set the pace (~21,000 rows/s). Equal terms repeat across rows (the same sensors,
     the same values), so their text is cached; the output is ``binding_to_json``'s, byte for
-    byte (``tests/test_model.py``)."""
+    byte (``tests/test_terms.py``)."""
     bound = {v: t for v, t in zip(names, row, strict=True) if t is not None}
     return "{" + ",".join(f"{_key_json(v)}:{term_json(bound[v])}" for v in sorted(bound)) + "}"
 

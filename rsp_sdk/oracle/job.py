@@ -982,28 +982,19 @@ class OracleJob:
             return
         reps, counts = np.unique(full.column("t0").to_numpy(), return_counts=True)
         ends = np.cumsum(counts)
-        shared, self.shared = self.shared, None
-        try:
-            lo, budget, seen_rows, seen_reports = 0, FIRST_PART_REPORTS, 0, 0
-            while lo < len(reps):
-                base = int(ends[lo - 1]) if lo else 0
-                hi = max(lo + 1, int(np.searchsorted(ends, base + budget, side="right")))
-                self.reports = s2r.of_t0s(full, reps[lo:hi].tolist())
-                part = self._one_part()
-                yield part
-                seen_rows += part.num_rows
-                seen_reports += self.reports.num_rows
-                # at most 8× the last part: rows per report vary along the stream
-                budget = max(1, min(8 * budget, int(limit * seen_reports / max(1, seen_rows))))
-                lo = hi
-        finally:
-            self.reports, self.shared = full, shared
+
+        def upto(lo: int, budget: int) -> int:
+            base = int(ends[lo - 1]) if lo else 0
+            return max(lo + 1, int(np.searchsorted(ends, base + budget, side="right")))
+
+        yield from self._sized_parts(
+            len(reps), upto, lambda lo, hi: s2r.of_t0s(full, reps[lo:hi].tolist()), limit
+        )
 
     def _enumerated_parts(self, limit: int) -> Iterator[pa.Table]:
         """``run_class_parts`` when the representatives' reports are too many to hold
         (``s2r.TooManyReports`` at planning): each part's reports are enumerated for it, at
-        most ``ENUMERATED_PART_REPORTS`` at a time, sized like the held parts (a first part of
-        ``FIRST_PART_REPORTS``, then by the rows per report measured so far).
+        most ``ENUMERATED_PART_REPORTS`` at a time, sized like the held parts.
 
         CQELS's and ETALIS's eager profiles report at every element for every class: YABench's
         E3 join at 200 stations asks for 248 classes × 42,000 reports, past the 10 M a process
@@ -1014,14 +1005,33 @@ class OracleJob:
         # parts of up to the whole limit: the process judging CQELS's YABench E3 at 500
         # stations reached 13.6 GB and was OOM-killed (1 M a part: past 11 GB, stopped)
         cap = max(1, min(s2r.max_reports(), ENUMERATED_PART_REPORTS) // per)
-        empty, shared, self.shared = self.reports, self.shared, None
+
+        def reports_of(lo: int, hi: int) -> pa.Table:
+            reports, _ = s2r.report_table(self.profile, self.geom, reps[lo:hi])
+            return s2r.shared_keys(self.geom, reports) if self._share else reports
+
+        yield from self._sized_parts(
+            len(reps), lambda lo, budget: lo + min(cap, max(1, budget // per)), reports_of, limit
+        )
+
+    def _sized_parts(
+        self,
+        n: int,
+        upto: Callable[[int, int], int],
+        reports_of: Callable[[int, int], pa.Table],
+        limit: int,
+    ) -> Iterator[pa.Table]:
+        """The parts of representatives ``[lo, upto(lo, budget))`` of ``n``, each computed on
+        ``reports_of(lo, hi)``: a first part of ``FIRST_PART_REPORTS`` reports, then parts of
+        ``limit`` rows at the rows per report measured so far, growing at most 8× a part (rows
+        per report vary along the stream). Each part is evaluated on its own (no
+        ``SharedWork``: the shared relations would hold every part in memory)."""
+        held, shared, self.shared = self.reports, self.shared, None
         try:
             lo, budget, seen_rows, seen_reports = 0, FIRST_PART_REPORTS, 0, 0
-            while lo < len(reps):
-                hi = lo + min(cap, max(1, budget // per))
-                self.reports, _ = s2r.report_table(self.profile, self.geom, reps[lo:hi])
-                if self._share:
-                    self.reports = s2r.shared_keys(self.geom, self.reports)
+            while lo < n:
+                hi = upto(lo, budget)
+                self.reports = reports_of(lo, hi)
                 part = self._one_part()
                 yield part
                 seen_rows += part.num_rows
@@ -1029,7 +1039,7 @@ class OracleJob:
                 budget = max(1, min(8 * budget, int(limit * seen_reports / max(1, seen_rows))))
                 lo = hi
         finally:
-            self.reports, self.shared = empty, shared
+            self.reports, self.shared = held, shared
 
     def _one_part(self) -> pa.Table:
         """The expected rows of the classes in ``self.reports`` (all of them, or one part's),

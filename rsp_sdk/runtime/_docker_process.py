@@ -85,7 +85,7 @@ class AttachedOutput:
         while True:
             newline = self._out.find(b"\n")
             if newline >= 0 or 0 <= size <= len(self._out):
-                end = newline + 1 if newline >= 0 else size
+                end = newline + 1 if newline >= 0 else len(self._out)
                 end = min(end, size) if size >= 0 else end
                 line = bytes(self._out[:end])
                 del self._out[:end]

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rsp_sdk.errors import RspError
+from rsp_sdk.runtime.base import JvmDriver
 
 BRIDGE_JAR = "rsp-bridge.jar"
 
@@ -93,6 +94,26 @@ def run_maven(project: Path, goals: list[str], *, props: dict[str, str] | None =
     if online.returncode != 0:
         out = (online.stdout + online.stderr).decode(errors="replace")
         raise RspError(f"maven failed in {project} ({' '.join(goals)}):\n{out[-4000:]}")
+
+
+def bridge_argv(java: str, spec: JvmDriver, classpath: str, *extra: str) -> list[str]:
+    """The bridge server's command line for ``spec`` (both ports picked by the JVM, announced
+    on its stdout): the py4j runtime's JVM subprocess and the docker runtime's container."""
+    return [
+        java,
+        *spec.jvm_flags,
+        *[f"-D{k}={v}" for k, v in spec.system_properties.items()],
+        "-cp",
+        classpath,
+        "org.rspsdk.bridge.BridgeServer",
+        "--driver",
+        spec.driver_class,
+        "--port",
+        "0",
+        "--data-port",
+        "0",
+        *extra,
+    ]
 
 
 def bridge_classpath() -> list[Path]:

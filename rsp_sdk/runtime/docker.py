@@ -51,6 +51,7 @@ from rsp_sdk.runtime.base import (
     ProcessDriver,
     ResourceLimits,
 )
+from rsp_sdk.runtime.bridge import bridge_argv
 from rsp_sdk.runtime.py4j import READY, DataLane, Py4JChannel
 
 if TYPE_CHECKING:
@@ -358,7 +359,7 @@ class DockerRuntime:
         user = f"{uid}:{uid}" if os.geteuid() == 0 else f"{os.geteuid()}:{os.getegid()}"
         container = self._container(
             image.tag,
-            _bridge_argv(spec, image.classpath),
+            bridge_argv("java", spec, ":".join(image.classpath), "--host", "127.0.0.1"),
             {"RSP_BRIDGE_TOKEN": token},
             workdir,
             user,
@@ -467,26 +468,6 @@ def _engine_image(spec: JvmDriver) -> tuple[Any, int]:
         return ensure_engine_image(spec, client=docker_client(), lock=lock), lock.base.uid
     except (DockerUnavailable, RspError) as exc:
         raise EngineError("start", str(exc)) from None
-
-
-def _bridge_argv(spec: JvmDriver, classpath: list[str]) -> list[str]:
-    """The bridge server's command line inside the container (ports picked by the JVM)."""
-    return [
-        "java",
-        *spec.jvm_flags,
-        *[f"-D{k}={v}" for k, v in spec.system_properties.items()],
-        "-cp",
-        ":".join(classpath),
-        "org.rspsdk.bridge.BridgeServer",
-        "--driver",
-        spec.driver_class,
-        "--port",
-        "0",
-        "--data-port",
-        "0",
-        "--host",
-        "127.0.0.1",
-    ]
 
 
 def _connect(ports: tuple[int, int], token: str, timeout: float) -> tuple[Any, DataLane]:

@@ -34,7 +34,7 @@ from rsp_sdk.runtime._channel import HostChannel
 from rsp_sdk.runtime._framing import deadline_of
 from rsp_sdk.runtime._process import spawn
 from rsp_sdk.runtime.base import DriverSpec, EngineError, JvmDriver
-from rsp_sdk.runtime.bridge import bridge_classpath
+from rsp_sdk.runtime.bridge import bridge_argv, bridge_classpath
 from rsp_sdk.runtime.reply import max_reply_bytes, reply_too_large
 
 T = TypeVar("T")
@@ -260,22 +260,8 @@ class Py4JRuntime:
         log_path = log_dir / "engine.log"
         token = secrets.token_hex(24)
         classpath = os.pathsep.join(str(p) for p in [*bridge, *spec.classpath])
-        argv = [
-            java_executable(),
-            *spec.jvm_flags,
-            *[f"-D{k}={v}" for k, v in spec.system_properties.items()],
-            "-cp",
-            classpath,
-            "org.rspsdk.bridge.BridgeServer",
-            "--driver",
-            spec.driver_class,
-            "--port",
-            "0",
-            "--data-port",
-            "0",
-        ]
         proc = spawn(
-            argv,
+            bridge_argv(java_executable(), spec, classpath),
             log_path=log_path,
             cwd=workdir,
             env={**os.environ, "RSP_BRIDGE_TOKEN": token},

@@ -75,9 +75,8 @@ class SubprocessChannel(HostChannel):
         limit = self._limit
         with open(self.log_path, "ab") as log:
             while line := out.readline(limit + 1):
-                if len(line) > limit and not line.endswith(
-                    b"\n"
-                ):  # not read: see rsp_sdk.runtime.reply
+                if len(line) > limit and not line.endswith(b"\n"):
+                    # an answer past the limit is not read (rsp_sdk.runtime.reply)
                     size = len(line) + _skip_line(out, limit)
                     with self._cond:
                         self._oversized = size
