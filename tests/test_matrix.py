@@ -1067,14 +1067,14 @@ rates = [400]
 """
 
 
-def test_a_wall_clock_engine_fed_faster_than_real_time_runs_but_is_not_judged(
+def test_a_wall_clock_engine_fed_at_a_rate_runs_but_is_not_judged(
     tmp_path: Path,
 ) -> None:
-    """A wall-clock engine's windows are wall seconds: at time scale 2 (or a rate) they hold
-    twice the application time the oracle windows, so its verdict would be wrong (specruns11:
-    CQELS' COUNT over 17 s of data in a 5 s window, lsbench at time scale 2.05). Such a cell
-    runs without a verdict and says why; at time scale 1, and on application-time engines at
-    any pace, cells are judged."""
+    """A wall-clock engine's windows are wall seconds. At time scale 2 they hold twice the
+    application time, so the oracle judges it on windows twice as long (``window_scale``; a
+    real engine in tests/test_wallclock.py). At a rate no single factor exists (specruns11:
+    CQELS' COUNT over 17 s of data in a 5 s window): such a cell runs without a verdict and
+    says why. Application-time engines are judged as written at any pace."""
     registry.register(_ToyWallClock())
     registry.register(ToyPyAdapter())
     try:
@@ -1082,14 +1082,17 @@ def test_a_wall_clock_engine_fed_faster_than_real_time_runs_but_is_not_judged(
         spec_path = write_spec(tmp_path, WALL_SPEC)
         spec = load_spec(spec_path)
         cells = plan(spec, spec_path, prepare(spec, spec_path, tmp_path / "inputs"))
-        judged = {(c.engine, c.label.split("/")[2]): "csrbench" in c.metrics for c in cells}
+        judged = {
+            (c.engine, c.label.split("/")[2]): ("csrbench" in c.metrics, c.window_scale)
+            for c in cells
+        }
         assert judged == {
-            ("toy-wall", "time-scale=1"): True,
-            ("toy-wall", "time-scale=2"): False,
-            ("toy-wall", "rate=400"): False,
-            ("toy-py", "time-scale=1"): True,
-            ("toy-py", "time-scale=2"): True,
-            ("toy-py", "rate=400"): True,
+            ("toy-wall", "time-scale=1"): (True, None),
+            ("toy-wall", "time-scale=2"): (True, 2.0),
+            ("toy-wall", "rate=400"): (False, None),
+            ("toy-py", "time-scale=1"): (True, None),
+            ("toy-py", "time-scale=2"): (True, None),
+            ("toy-py", "rate=400"): (True, None),
         }
         result = run_matrix(spec, spec_path, tmp_path / "out", only=["engine=toy-wall,rate=400"])
         [row] = result.rows

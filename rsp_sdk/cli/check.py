@@ -62,6 +62,14 @@ def check_command(
         Path | None,
         typer.Option("--output", "-o", help="write the per-window table (Parquet)"),
     ] = None,
+    window_scale: Annotated[
+        float | None,
+        typer.Option(
+            "--window-scale",
+            help="judge windows this many times as long: a wall-clock engine (CQELS, C-SPARQL "
+            "0.9) fed at this time scale; default: from the run's config.json, 1: as written",
+        ),
+    ] = None,
     evaluator: EvaluatorOpt = Evaluator.AUTO,
     spark_master: SparkMasterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
@@ -89,6 +97,7 @@ def check_command(
             clock=clock,
             evaluator=evaluator.value,
             spark_master=spark_master,
+            window_scale=window_scale,
         )
     if output is not None and result.yabench is not None:
         import pyarrow.parquet as pq
@@ -107,6 +116,12 @@ def _print(result: CheckResult, as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
+    if result.window_scale is not None:
+        console.print(
+            f"windows judged ×{result.window_scale:g} (RANGE and STEP): a wall-clock engine "
+            f"fed at time scale {result.window_scale:g} holds {result.window_scale:g} s of "
+            "application time in each wall second"
+        )
     console.print(verdict_renderable(result.verdict))
     if result.yabench is not None:
         console.print(yabench_renderable(result.yabench))

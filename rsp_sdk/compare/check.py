@@ -43,6 +43,7 @@ def check_run(
     clock: TimestampClock = TimestampClock.APP,
     evaluator: str = "auto",
     spark_master: str | None = None,
+    window_scale: float | None = None,
 ) -> CheckResult:
     """Judge a run against the oracle: the expected output of ``query`` on ``stream``.
 
@@ -52,22 +53,27 @@ def check_run(
     ``metrics=Metrics.YABENCH`` the result also holds the per-window table, with delays
     measured on the run's ``pushed.parquet`` clock. ``t0`` restricts the candidate t0 (ms).
     ``evaluator``: the oracle's (``auto``, ``oxigraph``, ``sql``); ``spark_master``: where the
-    process's Spark session starts (default ``local[*]``). Bad input raises
-    ``InputError`` before Spark starts.
+    process's Spark session starts (default ``local[*]``). ``window_scale``: judge on windows
+    that many times as long, as for a wall-clock engine fed at that time scale; None takes it
+    from the run's ``config.json`` (``rsp_sdk.compare.wallclock``), 1 judges the windows as
+    written. Bad input raises ``InputError`` before Spark starts.
     """
     from rsp_sdk.compare.answers import PUSHED_FILE, load_answers, read_pushed
     from rsp_sdk.compare.clock import TimeMap
     from rsp_sdk.compare.judge import judge_run
     from rsp_sdk.compare.parts import judge_in_parts
+    from rsp_sdk.compare.wallclock import judged_query
     from rsp_sdk.oracle import plan_job
     from rsp_sdk.query import load_query
 
     if gracious and metrics is not Metrics.YABENCH:
         raise InputError("gracious mode needs the YABench metrics (--metrics yabench)")
+    if window_scale is not None and window_scale <= 0:
+        raise InputError(f"the window scale must be positive, not {window_scale:g}")
     run_dir = Path(run_dir)
     statics = [Path(s) for s in static]
     actual = load_answers(run_dir, query=query_name, clock=clock)
-    spec = load_query(query, params)
+    spec, scale = judged_query(load_query(query, params), run_dir, window_scale)
     prof = run_profile(run_dir) if profile is None else load_profile(profile)
     r2s = prof.r2s or spec.r2s
     # the t0 classes' representatives only, as the matrix judges: ``expected()`` copies every
@@ -94,7 +100,7 @@ def check_run(
     grace = None
     if metrics is Metrics.YABENCH:
         event_times, grace = _yabench_inputs(stream, spec, statics, r2s, gracious)
-    return judge_in_parts(
+    result = judge_in_parts(
         job.run_class_parts(),
         lambda table: judge_run(
             table,
@@ -116,6 +122,7 @@ def check_run(
         representative_of=representative_of,
         metrics=metrics,
     )
+    return result.model_copy(update={"window_scale": scale})
 
 
 def run_profile(run_dir: Path) -> Profile:

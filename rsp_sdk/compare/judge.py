@@ -51,6 +51,11 @@ class CheckResult(BaseModel):
     divergence: Divergence | None = None
     verdict: CsrbenchVerdict
     yabench: YabenchReport | None = None
+    window_scale: float | None = Field(
+        default=None,
+        description="the query's windows were judged this many times as long: a wall-clock "
+        "engine fed at that time scale (rsp_sdk.compare.wallclock)",
+    )
 
 
 def is_content_change(profile: Profile) -> bool:

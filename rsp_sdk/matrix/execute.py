@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from rsp_sdk.compare.parts import metrics_t0
+from rsp_sdk.compare.wallclock import scaled_windows
 from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import Timeouts
@@ -291,9 +292,13 @@ def _judge(
     oracle: OracleCache,
 ) -> dict[str, Any]:
     """The judgement's fields of cell.json. A judgement that fails (the oracle, a malformed
-    output) leaves the cell recorded as not_judged with the reason; a rerun judges it again."""
+    output) leaves the cell recorded as not_judged with the reason; a rerun judges it again. A
+    wall-clock engine fed at time scale s is judged on windows s times as long (the cell's
+    ``window_scale``, ``rsp_sdk.compare.wallclock``)."""
     if interrupted():
         raise KeyboardInterrupt
+    if cell.window_scale is not None:
+        spec = scaled_windows(spec, cell.window_scale)
     try:
         return _judgement(cell, spec, adapter, stream, run_dir, oracle)
     except Exception as exc:
@@ -321,6 +326,8 @@ def _judgement(
     # a table in parts is judged a part at a time (``rsp_sdk.compare.parts``)
     expected = table.parts if table.in_parts and classes is not None else table.whole()
     verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
+    if cell.window_scale is not None:
+        detail["window_scale"] = cell.window_scale
     with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
         tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
     out: dict[str, Any] = {
