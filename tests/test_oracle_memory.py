@@ -186,3 +186,37 @@ def test_an_oracle_call_leaves_no_arrow_memory_behind(spark: Any) -> None:
     finally:
         gc.enable()
     assert left == 0, f"{left:,} bytes of Arrow memory outlive the call"
+
+
+@pytest.mark.parametrize("on_driver", [True, False])
+def test_an_evaluation_past_the_row_limit_stops_naming_it(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, on_driver: bool
+) -> None:
+    """pyoxigraph's rows are Python lists until a group ends: one report of an eager profile over
+    long windows can hold millions (CityBench Q2 on CQELS's windows scaled ×10 took the matrix
+    process to 18 GB). Past ``RSP_ORACLE_MAX_ROWS`` the evaluation stops with ``TooManyRows``,
+    on the driver and in Spark's workers alike, and within it the same job is computed."""
+    from rsp_sdk.oracle import job, plan_job
+    from rsp_sdk.oracle.r2r.oxigraph import TooManyRows
+    from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
+
+    stream, _ = generate_yabench(YabenchParams(stations=20, interval_ms=1000, duration_ms=10_000))
+    query = parse_rspql(
+        "PREFIX om: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
+        "REGISTER RSTREAM <q> AS SELECT ?obs ?value FROM NAMED WINDOW <w> ON "
+        "<http://ex.org/streams/test> [RANGE PT10S STEP PT5S] WHERE { WINDOW <w> { "
+        "?obs om:result ?res . ?res om:floatValue ?value } }"
+    )
+    profile = Profile(
+        name="window-close",
+        report=frozenset({ReportPolicy.WINDOW_CLOSE}),
+        tick=Tick.TIME_DRIVEN,
+        emits_empty_relations=True,
+    )
+    if not on_driver:
+        monkeypatch.setattr(job, "DRIVER_ROWS", 0)
+    whole = plan_job(stream, query, profile, t0s=[0], spark=spark, evaluator="oxigraph").run()
+    assert whole.num_rows > 100  # 20 stations × 5 s or 10 s of readings a window
+    monkeypatch.setenv("RSP_ORACLE_MAX_ROWS", "100")
+    with pytest.raises(TooManyRows, match=r"passes 100 rows in one evaluation"):
+        plan_job(stream, query, profile, t0s=[0], spark=spark, evaluator="oxigraph").run()

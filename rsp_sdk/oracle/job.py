@@ -56,8 +56,11 @@ from rsp_sdk.oracle.r2r.fragment import (
     solution_core,
 )
 from rsp_sdk.oracle.r2r.oxigraph import (
+    MAX_ROWS,
     OUTPUT_SCHEMA,
     OxConfig,
+    RowBudget,
+    TooManyRows,
     evaluate_group,
     lexical_restorer,
     static_store,
@@ -567,7 +570,12 @@ class OracleJob:
             return evaluate_group(table, cfg, lambda: bc.value)
 
         schema = ", ".join(f"{f.name} {_spark_type(f.type)}" for f in OUTPUT_SCHEMA)
-        out: pa.Table = rows.groupBy("kc").applyInArrow(fn, schema).toArrow()
+        try:
+            out: pa.Table = rows.groupBy("kc").applyInArrow(fn, schema).toArrow()
+        except Exception as exc:  # a worker's TooManyRows reaches here as Spark's error
+            if TooManyRows.__name__ in str(exc):
+                raise RowBudget(cfg.max_rows).error() from None
+            raise
         return out
 
     def _oxigraph_on_driver(
@@ -584,6 +592,7 @@ class OracleJob:
             rows = rows.set_column(rows.schema.get_field_index(c), c, terms.take(rows.column(c)))
         rows = rows.sort_by("kc")
         store = static_store(static_bytes)
+        budget = RowBudget(cfg.max_rows)  # the part's groups together: all held until concat
         # few elements per group (only the support's): groups of other t0 classes often load
         # the same ones, so their solutions are looked up rather than queried again
         memo: dict[Any, Any] | None = {} if self._support is not None else None
@@ -591,7 +600,7 @@ class OracleJob:
         starts = np.flatnonzero(np.r_[True, kc[1:] != kc[:-1]]) if len(kc) else kc
         ends = np.r_[starts[1:], len(kc)] if len(kc) else kc
         parts = [
-            evaluate_group(rows.slice(a, b - a), cfg, lambda: static_bytes, store, memo)
+            evaluate_group(rows.slice(a, b - a), cfg, lambda: static_bytes, store, memo, budget)
             for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
         ]
         return pa.concat_tables(parts) if parts else OUTPUT_SCHEMA.empty_table()
@@ -617,6 +626,7 @@ class OracleJob:
             static_digest=digest,
             restore=lexical_restorer(used_values(self.stream.column("o"))),
             change_points=self._change_points(),
+            max_rows=s2r.env_rows("RSP_ORACLE_MAX_ROWS", MAX_ROWS),
         )
         self._compacted = self._compact(cfg.change_points)
         return replace(cfg, compact=self._compacted), static_bytes

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyoxigraph as ox
 
+from rsp_sdk.errors import InputError
 from rsp_sdk.model.terms import to_oxigraph
 from rsp_sdk.oracle.encoding import worker_terms
 
@@ -38,6 +39,40 @@ OUTPUT_SCHEMA = pa.schema(
 )
 
 _STATIC_STORES: dict[str, ox.Store] = {}
+
+# result rows one evaluation may hold (a group, or on the driver a part's groups together; the
+# solutions of each query and the rows they add to the output both count): ~250 bytes a row as
+# Python tuples of shared strings before they become Arrow. Parts aim at ~1 M rows
+# (``job.PART_ROWS``), but their size is learnt from the reports computed so far, and one report
+# of an eager profile over long windows can hold millions: CityBench Q2 (three weather
+# observations × a traffic one) on CQELS's windows scaled ×10 took the matrix process to 18 GB
+MAX_ROWS = 10_000_000
+
+
+class TooManyRows(InputError):
+    """The rows one evaluation of the oracle would hold exceed its limit."""
+
+
+@dataclass
+class RowBudget:
+    """The rows an evaluation may still produce: past ``limit`` it stops with ``TooManyRows``
+    (the matrix records the cell not_judged with that reason) instead of being OOM-killed."""
+
+    limit: int
+    used: int = 0
+
+    def take(self, n: int) -> None:
+        self.used += n
+        if self.used > self.limit:
+            raise self.error()
+
+    def error(self) -> TooManyRows:
+        return TooManyRows(
+            f"the oracle's expected output passes {self.limit:,} rows in one evaluation "
+            "(RSP_ORACLE_MAX_ROWS): its windows hold more solutions than it keeps in memory",
+            expected="shorter windows, a shorter stream, or a larger RSP_ORACLE_MAX_ROWS on "
+            "a machine with the memory",
+        )
 
 
 @dataclass(frozen=True)
@@ -58,6 +93,7 @@ class OxConfig:
     # null terms, so the job knows every evaluated event
     compact: bool = False
     terms_file: str | None = None  # the term dictionary (SparkFiles name); s, p, o are its ids
+    max_rows: int = MAX_ROWS  # RowBudget's limit (set on the driver, shipped to the workers)
 
 
 def _store(cfg: OxConfig, static_nt: Callable[[], bytes | None]) -> ox.Store:
@@ -88,6 +124,7 @@ def evaluate_group(
     static_nt: Callable[[], bytes | None],
     store: ox.Store | None = None,
     memo: dict[tuple[tuple[int, ...], tuple[int, ...]], Solutions] | None = None,
+    budget: RowBudget | None = None,
 ) -> pa.Table:
     """Evaluate the query at every event of one window group (see module docstring).
 
@@ -95,13 +132,15 @@ def evaluate_group(
     not share the process-wide one); by default the worker's, cached by the static digest.
     ``memo``: solutions by loaded content ((idx, w) of the elements in the store), shared by
     the groups of one job on one store: the t0 classes' windows over few elements
-    (``OracleJob._support_rows``) often hold the same ones.
+    (``OracleJob._support_rows``) often hold the same ones. ``budget``: the rows this group may
+    add, shared by the caller's groups (default: ``cfg.max_rows`` for this group alone).
     """
+    budget = budget if budget is not None else RowBudget(cfg.max_rows)
     store = store if store is not None else _store(cfg, static_nt)
     kind = table.column("kind")
     ev = table.filter(pc.equal(kind, 1)).select(["kb", "kr", "kbb", "krb", "kc"])
     events = sorted(set(zip(*(ev.column(c).to_pylist() for c in ev.column_names), strict=True)))
-    content = _Content(store, cfg, table.filter(pc.equal(kind, 0)), memo)
+    content = _Content(store, cfg, table.filter(pc.equal(kind, 0)), memo, budget)
     out = _Rows()
     changes = cfg.change_points
     previous: list[tuple[str | None, ...]] | None = None
@@ -124,6 +163,7 @@ def evaluate_group(
             if cfg.compact and source != (kb, kr):
                 continue  # the last evaluated event's relation (see OxConfig.compact)
             marks: list[list[str | None] | None] = [None] if cfg.compact and not rows else []
+            budget.take(len(rows))
             for terms in marks + [list(row) for row in rows]:
                 out.add(kc, kb, kr, terms)
     finally:
@@ -144,9 +184,10 @@ class _Content:
         cfg: OxConfig,
         elems: pa.Table,
         memo: dict[tuple[tuple[int, ...], tuple[int, ...]], Solutions] | None,
+        budget: RowBudget,
     ) -> None:
         elems = elems.sort_by([("idx", "ascending"), ("w", "ascending")])
-        self.store, self.cfg, self.memo = store, cfg, memo
+        self.store, self.cfg, self.memo, self.budget = store, cfg, memo, budget
         self.ts: list[int] = elems.column("t").to_pylist()
         self.idxs: list[int] = elems.column("idx").to_pylist()
         self.ws: list[int] = elems.column("w").to_pylist()
@@ -160,6 +201,7 @@ class _Content:
         else:
             self.kwargs["default_graph"] = [ox.DefaultGraph(), ox.NamedNode(PLAIN_GRAPH)]
         self.restore = cfg.restore or {}
+        self.texts: dict[str, str] = {}
         self.loaded = 0
         self.cache: tuple[int, Solutions] | None = None
 
@@ -188,9 +230,14 @@ class _Content:
 
     def _query(self) -> Solutions:
         out: Solutions = []
-        restore = self.restore
+        # one str object per distinct term: a join's rows repeat the same few terms (CityBench
+        # Q2's cross product: 1 KB a row with a string per cell, a quarter of that shared)
+        restore, texts = self.restore, self.texts
         results = cast(ox.QuerySolutions, self.store.query(self.cfg.sparql, **self.kwargs))
+        room = self.budget.limit - self.budget.used  # one relation alone may pass the limit
         for sol in results:
+            if len(out) >= room:
+                raise self.budget.error()
             row: list[str | None] = []
             for v in self.cfg.variables:
                 term = sol[v]
@@ -198,8 +245,10 @@ class _Content:
                     row.append(None)
                 else:
                     text = str(term)
-                    row.append(restore.get(text, text))
+                    text = restore.get(text, text)
+                    row.append(texts.setdefault(text, text))
             out.append(tuple(row))
+        self.budget.take(len(out))
         return out
 
     def drop(self) -> None:
