@@ -14,15 +14,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from rsp_sdk.compare.check import check_run
-from rsp_sdk.compare.wallclock import scaled_windows, unjudgeable, window_scale
+from rsp_sdk.compare.wallclock import Unjudgeable, scaled_windows, window_scale
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.query import load_query
-from rsp_sdk.run.feeder import FeederConfig, PacingMode
+from rsp_sdk.run.feeder import FeederConfig, PacingMode, StreamPacing
 from tests.oracle_support import rsp_in_process, spark
 from tests.real_engines import engine_missing
 
@@ -69,16 +70,19 @@ def _trig() -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_the_factor_is_the_time_scale_for_wall_clock_engines_only() -> None:
+def test_the_factor_is_the_feeding_speed_for_wall_clock_engines_only() -> None:
+    timeline = pa.table({"t_app_ms": list(range(0, 10_000, 1000)), "stream": ["s"] * 10})
     scaled = FeederConfig(mode=PacingMode.APP_TIME, time_scale=2.05)
-    assert window_scale(False, scaled) == 2.05
-    assert window_scale(True, scaled) is None  # application time: windows as written
-    assert window_scale(False, FeederConfig(mode=PacingMode.APP_TIME, time_scale=1)) is None
-    assert window_scale(False, FeederConfig(mode=PacingMode.REAL_TIME)) is None
-    at_rate = FeederConfig(mode=PacingMode.APP_TIME, rate=400)
-    assert window_scale(False, at_rate) is None
-    assert "fed at 400 triples/s" in (unjudgeable(False, at_rate) or "")
-    assert unjudgeable(True, at_rate) is None and unjudgeable(False, scaled) is None
+    assert window_scale(False, scaled, timeline) == 2.05
+    assert window_scale(True, scaled, timeline) is None  # application time: as written
+    assert window_scale(False, FeederConfig(time_scale=1), timeline) is None
+    assert window_scale(False, FeederConfig(mode=PacingMode.REAL_TIME), timeline) is None
+    # 10 triples over 9 s: 20 triples/s plays the timeline 20 / (10 / 9) = 18 times as fast
+    assert window_scale(False, FeederConfig(rate=20), timeline) == pytest.approx(18)
+    two = pa.table({"t_app_ms": [0, 0, 1000, 1000], "stream": ["a", "b", "a", "b"]})
+    apart = FeederConfig(time_scale=2, streams={"a": StreamPacing(time_scale=4)})
+    with pytest.raises(Unjudgeable, match="fed streams at different speeds"):
+        window_scale(False, apart, two)
     spec = load_query(QUERY)
     [w] = scaled_windows(spec, 2.05).windows
     assert (w.range_ms, w.step_ms) == (2050, 2050) and w.name == spec.windows[0].name

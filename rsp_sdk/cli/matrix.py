@@ -111,9 +111,7 @@ def plan_command(
         t.add_column(col, overflow="fold")
     for c in cells:
         colour = COLOURS.get(c.state.value, "white")
-        t.add_row(
-            c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or c.not_judged_why or ""
-        )
+        t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
     if not summary:
         console.print(t)
         for c in searches:

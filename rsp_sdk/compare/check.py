@@ -65,6 +65,7 @@ def check_run(
     from rsp_sdk.compare.wallclock import judged_query
     from rsp_sdk.oracle import plan_job
     from rsp_sdk.query import load_query
+    from rsp_sdk.streams.io import read_stream
 
     if gracious and metrics is not Metrics.YABENCH:
         raise InputError("gracious mode needs the YABench metrics (--metrics yabench)")
@@ -73,7 +74,13 @@ def check_run(
     run_dir = Path(run_dir)
     statics = [Path(s) for s in static]
     actual = load_answers(run_dir, query=query_name, clock=clock)
-    spec, scale = judged_query(load_query(query, params), run_dir, window_scale)
+    columns = ["t_app_ms", "stream"]  # the feeder's speed: rsp_sdk.compare.wallclock
+    timeline = (
+        read_stream(stream, columns=columns)
+        if isinstance(stream, str | Path)
+        else stream.select(columns)
+    )
+    spec, scale = judged_query(load_query(query, params), run_dir, timeline, window_scale)
     prof = run_profile(run_dir) if profile is None else load_profile(profile)
     r2s = prof.r2s or spec.r2s
     # the t0 classes' representatives only, as the matrix judges: ``expected()`` copies every

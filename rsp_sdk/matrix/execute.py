@@ -22,8 +22,9 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from rsp_sdk.compare.parts import metrics_t0
-from rsp_sdk.compare.wallclock import scaled_windows
+from rsp_sdk.compare.wallclock import scaled_windows, stream_timeline, window_scale
 from rsp_sdk.engine.adapter import Adapter
+from rsp_sdk.engine.capabilities import Feature
 from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import RspError
@@ -224,8 +225,6 @@ def run_cell(
     row.update(run_metrics(run_dir))
     if state is CellState.OK and needs_judging(cell):
         row.update(_judge(cell, spec, adapter, stream, run_dir, oracle))
-    elif state is CellState.OK and cell.not_judged_why:
-        row["reason"] = cell.not_judged_why
     row["wall_s"] = time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)
@@ -293,14 +292,15 @@ def _judge(
 ) -> dict[str, Any]:
     """The judgement's fields of cell.json. A judgement that fails (the oracle, a malformed
     output) leaves the cell recorded as not_judged with the reason; a rerun judges it again. A
-    wall-clock engine fed at time scale s is judged on windows s times as long (the cell's
-    ``window_scale``, ``rsp_sdk.compare.wallclock``)."""
+    wall-clock engine fed at speed s is judged on windows s times as long
+    (``rsp_sdk.compare.wallclock``)."""
     if interrupted():
         raise KeyboardInterrupt
-    if cell.window_scale is not None:
-        spec = scaled_windows(spec, cell.window_scale)
     try:
-        return _judgement(cell, spec, adapter, stream, run_dir, oracle)
+        scale = _window_scale(cell, adapter, stream)
+        if scale is not None:
+            spec = scaled_windows(spec, scale)
+        return _judgement(cell, spec, adapter, stream, run_dir, oracle, scale)
     except Exception as exc:
         if interrupted():  # the Spark job was cancelled by Ctrl-C: not a finding
             raise KeyboardInterrupt from exc
@@ -317,6 +317,7 @@ def _judgement(
     stream: PreparedStream,
     run_dir: Path,
     oracle: OracleCache,
+    window_scale: float | None,
 ) -> dict[str, Any]:
     from rsp_sdk.csrbench import divergence_text
 
@@ -326,8 +327,8 @@ def _judgement(
     # a table in parts is judged a part at a time (``rsp_sdk.compare.parts``)
     expected = table.parts if table.in_parts and classes is not None else table.whole()
     verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
-    if cell.window_scale is not None:
-        detail["window_scale"] = cell.window_scale
+    if window_scale is not None:
+        detail["window_scale"] = window_scale
     with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
         tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
     out: dict[str, Any] = {
@@ -347,6 +348,16 @@ def _judgement(
             expected = table.of_t0(t0)
         out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
     return out
+
+
+def _window_scale(cell: Cell, adapter: Adapter, stream: PreparedStream) -> float | None:
+    """How many times longer the windows the engine applied are than the query's: a wall-clock
+    engine fed at a speed ≠ 1 (``rsp_sdk.compare.wallclock``), else None."""
+    app_time = Feature.APP_TIME_INPUT in adapter.capabilities
+    feeder = FeederConfig.model_validate(cell.feeder) if cell.feeder is not None else None
+    if app_time or feeder is None:
+        return None
+    return window_scale(app_time, feeder, stream_timeline(stream.path))
 
 
 #: why a judgement failed when the oracle's JVM died under it (the cause seen so far: its heap)

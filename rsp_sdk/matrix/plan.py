@@ -27,7 +27,6 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from rsp_sdk.compare.wallclock import unjudgeable, window_scale
 from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.session import UnsupportedQuery
@@ -81,13 +80,6 @@ class Cell(BaseModel):
     engine_config: dict[str, Any] = {}
     timeout_s: float = 600.0
     cell_timeout_s: float | None = None
-    # why a cell that runs gets no verdict although the spec asks for one (a wall-clock engine
-    # fed at a rate); its metrics then leave the verdict out
-    not_judged_why: str | None = None
-    # a wall-clock engine fed at time scale s: the oracle judges windows s times as long
-    # (rsp_sdk.compare.wallclock); not in the key: how a recording is judged, not what ran, so
-    # a resumed matrix judges the older not_judged cells of such engines from their recordings
-    window_scale: float | None = None
     profile_json: dict[str, Any] | None = None
     metrics: list[str] = []
     gracious: bool = False  # YABench gracious mode too (metric yabench)
@@ -470,32 +462,18 @@ def _label(slot: Slot, feed: _Feed, instances: int) -> str:
     return f"{slot.info.name}@{slot.runtime}/{slot.query.name}{on}{rate_txt}/rep={slot.rep}"
 
 
-class _Judging(NamedTuple):
-    metrics: list[str]  # the spec's, less the verdict's when the cell cannot be judged
-    not_judged_why: str | None
-    parallel_ok: bool  # may run beside other cells
-    window_scale: float | None  # the oracle's window factor (``rsp_sdk.compare.wallclock``)
-
-
-def _judging(slot: Slot, feed: _Feed) -> _Judging:
-    """How a cell is judged: a wall-clock engine fed at a rate is not, one fed at time scale s
-    is judged on windows s times as long (``rsp_sdk.compare.wallclock``)."""
+def _parallel_ok(slot: Slot, feed: _Feed) -> bool:
+    """Whether the cell may run beside others: its numbers do not depend on wall-clock time."""
     spec, adapter = slot.spec, slot.info.adapter
     app_time = adapter is not None and Feature.APP_TIME_INPUT in adapter.capabilities
-    unjudged = None if adapter is None else unjudgeable(app_time, feed.feeder)
-    metrics = [m.value for m in spec.metrics if unjudged is None or m not in JUDGED]
     parallel = spec.wall_clock_free or (
         app_time and feed.label in ("afap", "fixed") and Metric.PERF not in spec.metrics
     )
-    why = unjudged if len(metrics) < len(spec.metrics) else None
-    scale = None if adapter is None or unjudged else window_scale(app_time, feed.feeder)
-    # one JVM per process: jpype cells never run side by side
-    return _Judging(metrics, why, parallel and slot.runtime != "jpype", scale)
+    return parallel and slot.runtime != "jpype"  # one JVM per process
 
 
 def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
     spec, info, query, profile = slot.spec, slot.info, slot.query, resolved.profile
-    judging = _judging(slot, feed)
     return Cell(
         key=_key(slot, resolved, feed, instances),
         label=_label(slot, feed, instances),
@@ -514,7 +492,7 @@ def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
         profile=profile.name if profile else "",
         state=resolved.state,
         reason=resolved.reason,
-        parallel_ok=judging.parallel_ok,
+        parallel_ok=_parallel_ok(slot, feed),
         query_spec=resolved.query.model_dump(mode="json"),
         feeder=feed.feeder.model_dump(mode="json") if feed.feeder is not None else None,
         drain_quiet_s=feed.tail if feed.tail is not None else spec.limits.drain_quiet_s,
@@ -523,17 +501,11 @@ def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
         timeout_s=spec.limits.timeout_s,
         cell_timeout_s=spec.limits.cell_timeout_s,
         profile_json=profile.model_dump(mode="json") if profile else None,
-        metrics=judging.metrics,
-        not_judged_why=judging.not_judged_why,
-        window_scale=judging.window_scale,
+        metrics=[m.value for m in spec.metrics],
         gracious=query.gracious,
         artifacts=info.artifacts,
         instances=instances,
     )
-
-
-JUDGED = (Metric.CSRBENCH, Metric.YABENCH)
-"""The metrics that judge a cell's answers against the oracle's application-time windows."""
 
 
 def parse_only(only: list[str]) -> dict[str, set[str]]:

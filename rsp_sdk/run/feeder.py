@@ -206,6 +206,19 @@ def _stream_speeds(
     return speeds
 
 
+def app_speed(table: pa.Table, cfg: FeederConfig) -> float | None:
+    """Application ms per system ms at which ``cfg`` replays ``table`` (columns ``t_app_ms``
+    and ``stream``): a time scale, or a rate as the scale that gives the stream that mean rate
+    (1 in real time). None when there is no one speed: afap, or streams on clocks of their own
+    at different speeds. What a wall-clock engine's windows scale by
+    (``rsp_sdk.compare.wallclock``)."""
+    if cfg.mode is PacingMode.AFAP or table.num_rows == 0:
+        return None
+    names = pc.unique(table.column("stream")).to_pylist()
+    speeds = set(_stream_speeds(table, cfg, names, None))
+    return speeds.pop() if len(speeds) == 1 else None
+
+
 def _span(table: pa.Table) -> int:
     t = table.column("t_app_ms")
     return int(pc.max(t).as_py()) - int(pc.min(t).as_py())
