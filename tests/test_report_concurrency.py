@@ -67,3 +67,55 @@ def test_latency_and_memory_against_instances(rsp_exe: list[str], tmp_path: Path
     assert {r["label"] for r in data} == {"rsprs@subprocess q1"}
     page = (out / "index.html").read_text()
     assert "simultaneous instances" in page and "no scalability curves" not in page
+
+
+def _more(
+    engine: str, runtime: str, query: str, scale: float, n: int, lat: float | None
+) -> dict[str, Any]:
+    c = _cell(n, 1, lat or 0.0, 100.0 * n)
+    c.update(
+        key=f"{engine}-{query}-{scale:g}-{n}",
+        label=f"{engine}@{runtime}/{query}/x{n}/time-scale={scale:g}/rep=1",
+        engine=engine,
+        runtime=runtime,
+        query=query,
+        time_scale=scale,
+        latency_ms_p50=lat,
+    )
+    return c
+
+
+def test_one_panel_per_query_one_colour_per_engine_one_style_per_time_scale(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """CityBench's nine queries × engines × two time scales on one pair of axes ran past ten
+    lines: colours repeated and the legend covered the curves. Each query now has its panel
+    pair, the legend names each engine@runtime once and each time scale once, and a panel no
+    line of which has a latency (CQELS: no application time) says so."""
+    cells = [
+        _more(e, r, q, s, n, None if e == "cqels" else 10.0 * n * s)
+        for e, r in (("rsprs", "subprocess"), ("cqels", "py4j"))
+        for q in ("q1", "q10")
+        for s in (1.0, 10.0)
+        for n in (1, 10)
+        if not (e == "rsprs" and q == "q10")  # q10: CQELS alone, so no latency line
+    ]
+    results = tmp_path / "RESULTS"
+    for c in cells:
+        (results / "cells" / c["key"]).mkdir(parents=True)
+        (results / "cells" / c["key"] / "cell.json").write_text(json.dumps(c))
+    plan = [{k: c[k] for k in ("key", "label", "engine", "runtime", "query")} for c in cells]
+    (results / "matrix.json").write_text(
+        json.dumps({"format": 1, "spec": {"name": "citybench"}, "plan": plan})
+    )
+    out = tmp_path / "REPORT"
+    run_rsp(rsp_exe, "report", results, "-o", out)
+    with (out / "data" / "concurrency.csv").open() as f:
+        data = list(csv.DictReader(f))
+    assert {r["panel"] for r in data} == {"q1", "q10"}
+    assert len(data) == len(cells)  # one median per series and instance count
+    svg = (out / "figures" / "concurrency.svg").read_text()
+    # matplotlib writes each text as a comment beside its glyph paths
+    for text in ("q1", "q10", "rsprs@subprocess", "cqels@py4j", "time scale 1", "time scale 10"):
+        assert svg.count(f"<!-- {text} -->") == 1, text
+    assert svg.count("<!-- no latency -->") == 1  # q10's latency panel

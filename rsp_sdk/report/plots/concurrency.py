@@ -1,24 +1,49 @@
 """CityBench's concurrency curves: result latency and peak memory against the number of
-simultaneous instances of a query (1, 10, 20), one line per engine@runtime, query and time
-scale, medians over the runs that ran to the end.
+simultaneous instances of a query (1, 10, 20), medians over the runs that ran to the end.
 
 The rate curves (``curves``) need two rates; CityBench varies the instances and the replay
-speed instead, and its paper plots latency and memory against the instances. A time scale is a
-line of its own: ×1 and ×10 replays are different loads, not repetitions."""
+speed instead, and its paper plots latency and memory against the instances. One panel pair
+(latency above memory) per query, one colour per engine@runtime in every panel, one line style
+per time scale: ×1 and ×10 replays are different loads, not repetitions. A single pair of axes
+for every engine × query × time scale ran past ten lines on CityBench, repeated colours and
+hid the plot under its legend."""
 
 from __future__ import annotations
 
-import pandas as pd
-from matplotlib.figure import Figure
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, cast
 
-from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, paper_figure
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
 
 SERIES = ["row", "query", "params", "stream", "time_scale"]
 MEASURES = ["latency_ms_p50", "peak_rss_mb"]
+PANEL_COLUMNS = 4
+STYLES = ["-", "--", ":", "-."]  # time scales, in ascending order
 
 
 def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
     """The curves, or None when no engine and query ran at two instance counts."""
+    med = _medians(frame)
+    if med is None:
+        return None
+    caption = (
+        "Result latency p50 (top) and peak RSS (bottom) vs simultaneous instances of each "
+        "query: one colour per engine@runtime, one line style per time scale (medians over "
+        "repetitions that ran to the end)"
+    )
+    return out.figure(name, draw, (med,), caption)
+
+
+def _medians(frame: pd.DataFrame) -> pd.DataFrame | None:
+    """Per (engine@runtime, query, time scale, instances) medians of the finished runs, for the
+    series measured at two instance counts or more; None when there is none."""
     if "instances" not in frame:
         return None
     done = frame[frame["state"] == "ok"].copy()
@@ -33,37 +58,96 @@ def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
         return None
     med = med[multi].reset_index(drop=True)
     scales = med["time_scale"].nunique() > 1
+    streams = med["stream"].nunique() > 1
     med["label"] = [
         f"{row} {query}" + (f" ×{scale:g}" if scales and scale else "")
         for row, query, scale in zip(med["row"], med["query"], med["time_scale"], strict=True)
     ]
-    caption = (
-        "Result latency p50 and peak RSS vs simultaneous instances of the query "
-        "(medians over repetitions that ran to the end)"
-    )
-    return out.figure(name, draw, (med[["label", "instances", *MEASURES]],), caption)
+    med["panel"] = [
+        query + (f" {params}" if params not in ("", "{}") else "") + (f" · {s}" if streams else "")
+        for query, params, s in zip(med["query"], med["params"], med["stream"], strict=True)
+    ]
+    return med[["label", "panel", "row", "query", "time_scale", "instances", *MEASURES]]
+
+
+@dataclass(frozen=True)
+class _Look:
+    """One colour per engine@runtime and one line style per time scale, in every panel."""
+
+    colour: dict[str, str]
+    style: dict[float, str]
+
+    @classmethod
+    def of(cls, med: pd.DataFrame) -> _Look:
+        rows = sorted(med["row"].unique())
+        scales = sorted(med["time_scale"].unique())
+        return cls(
+            {r: f"C{i % 10}" for i, r in enumerate(rows)},
+            {s: STYLES[i % len(STYLES)] for i, s in enumerate(scales)},
+        )
+
+    def legend(self, fig: Figure) -> None:
+        handles = [Line2D([], [], c=c, marker="o", ms=3, label=r) for r, c in self.colour.items()]
+        if len(self.style) > 1:
+            handles += [
+                Line2D([], [], c="0.4", ls=ls, label=f"time scale {s:g}" if s else "no scale")
+                for s, ls in self.style.items()
+            ]
+        fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False)
 
 
 def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
-    fig = paper_figure(FULL_IN, 2.6)
-    ax_lat, ax_mem = fig.subplots(1, 2)
-    # one colour per line in both panels (a line missing from one must not shift the others):
-    # the legend of the memory panel names the latency panel's lines too
-    for n, (label, g) in enumerate(med.groupby("label", sort=True)):
-        g = g.sort_values("instances")
-        style = {"marker": "o", "label": label, "color": f"C{n % 10}"}
-        if n >= 10:
-            style["linestyle"] = "--"
-        if g["latency_ms_p50"].notna().any():
-            ax_lat.plot(g["instances"], g["latency_ms_p50"], **style)
-        ax_mem.plot(g["instances"], g["peak_rss_mb"], **style)
+    panels = sorted(med["panel"].unique(), key=_natural)
+    look = _Look.of(med)
+    cols = min(PANEL_COLUMNS, len(panels))
+    blocks = math.ceil(len(panels) / cols)
+    legend_in = 0.2 + 0.16 * math.ceil((len(look.colour) + len(look.style)) / 4)
+    height = blocks * 2.9 + legend_in
+    fig = paper_figure(FULL_IN, height)
+    # each block: latency, memory, then a spacer row that holds the x label and the next
+    # block's titles
+    ratios = ([1.0, 1.0, 0.5] * blocks)[:-1]
+    spec = fig.add_gridspec(len(ratios), cols, height_ratios=ratios, hspace=0.12, wspace=0.45)
     ticks = sorted(med["instances"].unique().tolist())
-    for ax, ylabel in ((ax_lat, "latency p50 (ms)"), (ax_mem, "peak RSS (MB)")):
-        ax.set_xlabel("simultaneous instances")
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(ticks)
-    handles, labels = ax_mem.get_legend_handles_labels()
-    if handles:
-        ax_mem.legend(handles, labels, fontsize=6)
-    margins(fig, left=0.6, bottom=0.45, wgap=0.75)
+    for i, panel in enumerate(panels):
+        top, col = 3 * (i // cols), i % cols
+        lat = fig.add_subplot(spec[top, col])
+        mem = fig.add_subplot(spec[top + 1, col], sharex=lat)
+        _panel(lat, mem, med[med["panel"] == panel], look)
+        lat.set_title(panel)
+        mem.set_xticks(ticks)
+        if col == 0:
+            lat.set_ylabel("latency p50 (ms)")
+            mem.set_ylabel("peak RSS (MB)")
+    look.legend(fig)
+    fig.subplots_adjust(
+        left=0.6 / FULL_IN,
+        right=1 - 0.1 / FULL_IN,
+        top=1 - 0.2 / height,
+        bottom=(0.4 + legend_in) / height,
+    )
     return fig, med
+
+
+def _panel(lat: Axes, mem: Axes, med: pd.DataFrame, look: _Look) -> None:
+    """One query's latency (above) and memory (below) lines."""
+    for (row, scale), g in med.groupby(["row", "time_scale"]):
+        g = g.sort_values("instances")
+        line: dict[str, Any] = {"marker": "o", "ms": 3, "c": look.colour[str(row)]}
+        line["ls"] = look.style[float(cast(float, scale))]
+        if g["latency_ms_p50"].notna().any():
+            lat.plot(g["instances"], g["latency_ms_p50"], **line)
+        mem.plot(g["instances"], g["peak_rss_mb"], **line)
+    if not lat.lines:  # no answered window: none expected, or a wall-clock engine's (no app time)
+        lat.text(0.5, 0.5, "no latency", ha="center", va="center", transform=lat.transAxes)
+        lat.set_yticks([])
+    lat.tick_params(labelbottom=False)
+    mem.set_xlabel("instances")
+
+
+def _natural(text: str) -> tuple[str, int, str]:
+    """q2 before q10: the first number in a panel's name compared as a number."""
+    found = re.match(r"(\D*)(\d+)(.*)", text)
+    if found is None:
+        return (text, -1, "")
+    return (found.group(1), int(found.group(2)), found.group(3))
