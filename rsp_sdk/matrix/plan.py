@@ -183,6 +183,7 @@ class _Feed(NamedTuple):
 def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[_Feed]:
     """Each feeding of the spec, as ``adapter`` gets it for ``query``."""
     from rsp_sdk.csrbench import feeding as engine_feeding
+    from rsp_sdk.csrbench import wall_clock_tail
 
     f = spec.feeding
     base: dict[str, Any] = {"batch_size": f.batch_size}
@@ -204,11 +205,11 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[_Feed
         elif mode is FeedMode.RATE:
             for r in f.rates:
                 cfg = FeederConfig(mode=PacingMode.APP_TIME, rate=r, **base)
-                out.append(_Feed("rate", r, cfg, None))
+                out.append(_Feed("rate", r, cfg, wall_clock_tail(adapter, query)))
         else:
             for s in f.time_scales:
                 cfg = FeederConfig(mode=PacingMode.APP_TIME, time_scale=s, **base)
-                out.append(_Feed("time-scale", None, cfg, None))
+                out.append(_Feed("time-scale", None, cfg, wall_clock_tail(adapter, query)))
     return out
 
 
