@@ -149,6 +149,25 @@ def test_driver_rows_are_the_keyed_elements_of_the_spark_path() -> None:
     assert out.filter(pa.array(kind == 1)).column("kb").to_pylist() == closes[:50].tolist()
 
 
+WINDOW_CLOSE = Profile(
+    name="window-close",
+    report=frozenset({ReportPolicy.WINDOW_CLOSE}),
+    tick=Tick.TIME_DRIVEN,
+    emits_empty_relations=True,
+)
+
+
+def _readings(condition: str) -> QuerySpec:
+    """YABench observations and their values over [RANGE 10 s STEP 5 s], ``condition`` after
+    the pattern (a FILTER, or nothing)."""
+    return parse_rspql(
+        "PREFIX om: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
+        "REGISTER RSTREAM <q> AS SELECT ?obs ?value FROM NAMED WINDOW <w> ON "
+        "<http://ex.org/streams/test> [RANGE PT10S STEP PT5S] WHERE { WINDOW <w> { "
+        f"?obs om:result ?res . ?res om:floatValue ?value{condition} }} }}"
+    )
+
+
 def test_an_oracle_call_leaves_no_arrow_memory_behind(spark: Any) -> None:
     """Once the expected table is dropped, every Arrow buffer of the call is freed by reference
     counting alone. pyparsing's parse of the query left reference cycles (exception →
@@ -162,18 +181,7 @@ def test_an_oracle_call_leaves_no_arrow_memory_behind(spark: Any) -> None:
     from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 
     stream, _ = generate_yabench(YabenchParams(stations=200, interval_ms=1000, duration_ms=20_000))
-    query = parse_rspql(
-        "PREFIX om: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
-        "REGISTER RSTREAM <q> AS SELECT ?obs ?value FROM NAMED WINDOW <w> ON "
-        "<http://ex.org/streams/test> [RANGE PT10S STEP PT5S] WHERE { WINDOW <w> { "
-        "?obs om:result ?res . ?res om:floatValue ?value FILTER(?value > 50) } }"
-    )
-    profile = Profile(
-        name="window-close",
-        report=frozenset({ReportPolicy.WINDOW_CLOSE}),
-        tick=Tick.TIME_DRIVEN,
-        emits_empty_relations=True,
-    )
+    query, profile = _readings(" FILTER(?value > 50)"), WINDOW_CLOSE
     plan_job(stream, query, profile, t0s=[0], spark=spark).run()  # warm: lazy imports, caches
     gc.collect()
     before = pa.total_allocated_bytes()
@@ -201,18 +209,7 @@ def test_an_evaluation_past_the_row_limit_stops_naming_it(
     from rsp_sdk.streams.generators.yabench import YabenchParams, generate_yabench
 
     stream, _ = generate_yabench(YabenchParams(stations=20, interval_ms=1000, duration_ms=10_000))
-    query = parse_rspql(
-        "PREFIX om: <http://knoesis.wright.edu/ssw/ont/sensor-observation.owl#>\n"
-        "REGISTER RSTREAM <q> AS SELECT ?obs ?value FROM NAMED WINDOW <w> ON "
-        "<http://ex.org/streams/test> [RANGE PT10S STEP PT5S] WHERE { WINDOW <w> { "
-        "?obs om:result ?res . ?res om:floatValue ?value } }"
-    )
-    profile = Profile(
-        name="window-close",
-        report=frozenset({ReportPolicy.WINDOW_CLOSE}),
-        tick=Tick.TIME_DRIVEN,
-        emits_empty_relations=True,
-    )
+    query, profile = _readings(""), WINDOW_CLOSE
     if not on_driver:
         monkeypatch.setattr(job, "DRIVER_ROWS", 0)
     whole = plan_job(stream, query, profile, t0s=[0], spark=spark, evaluator="oxigraph").run()

@@ -48,17 +48,23 @@ CELLS = [
 ]
 
 
-def test_latency_and_memory_against_instances(rsp_exe: list[str], tmp_path: Path) -> None:
+def _report(rsp_exe: list[str], tmp_path: Path, cells: list[dict[str, Any]]) -> Path:
+    """``rsp report`` of a results folder holding these cell.json files; the report folder."""
     results = tmp_path / "RESULTS"
-    for c in CELLS:
+    for c in cells:
         (results / "cells" / c["key"]).mkdir(parents=True)
         (results / "cells" / c["key"] / "cell.json").write_text(json.dumps(c))
-    plan = [{k: c[k] for k in ("key", "label", "engine", "runtime", "query")} for c in CELLS]
+    plan = [{k: c[k] for k in ("key", "label", "engine", "runtime", "query")} for c in cells]
     (results / "matrix.json").write_text(
         json.dumps({"format": 1, "spec": {"name": "citybench"}, "plan": plan})
     )
     out = tmp_path / "REPORT"
     run_rsp(rsp_exe, "report", results, "-o", out)
+    return out
+
+
+def test_latency_and_memory_against_instances(rsp_exe: list[str], tmp_path: Path) -> None:
+    out = _report(rsp_exe, tmp_path, CELLS)
     assert "concurrency" in json.loads((out / "report.json").read_text())["figures"]
     with (out / "data" / "concurrency.csv").open() as f:
         data = list(csv.DictReader(f))
@@ -100,16 +106,7 @@ def test_one_panel_per_query_one_colour_per_engine_one_style_per_time_scale(
         for n in (1, 10)
         if not (e == "rsprs" and q == "q10")  # q10: CQELS alone, so no latency line
     ]
-    results = tmp_path / "RESULTS"
-    for c in cells:
-        (results / "cells" / c["key"]).mkdir(parents=True)
-        (results / "cells" / c["key"] / "cell.json").write_text(json.dumps(c))
-    plan = [{k: c[k] for k in ("key", "label", "engine", "runtime", "query")} for c in cells]
-    (results / "matrix.json").write_text(
-        json.dumps({"format": 1, "spec": {"name": "citybench"}, "plan": plan})
-    )
-    out = tmp_path / "REPORT"
-    run_rsp(rsp_exe, "report", results, "-o", out)
+    out = _report(rsp_exe, tmp_path, cells)
     with (out / "data" / "concurrency.csv").open() as f:
         data = list(csv.DictReader(f))
     assert {r["panel"] for r in data} == {"q1", "q10"}

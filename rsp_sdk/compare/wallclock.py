@@ -29,7 +29,7 @@ class Unjudgeable(InputError):
     """No one window factor fits the run: its streams were replayed at different speeds."""
 
 
-def _wall_clock_paced(app_time_input: bool, feeder: FeederConfig | None) -> bool:
+def wall_clock_paced(app_time_input: bool, feeder: FeederConfig | None) -> bool:
     """A wall-clock engine whose feeder replays the timeline at a chosen speed."""
     return not app_time_input and feeder is not None and feeder.mode is PacingMode.APP_TIME
 
@@ -40,7 +40,7 @@ def window_scale(
     """The factor the oracle scales a query's windows by to judge this run, or None: judged as
     written (an application-time engine, real time or speed 1, afap). ``timeline``: the
     stream's ``t_app_ms`` and ``stream`` columns. ``Unjudgeable`` when no factor fits."""
-    if not _wall_clock_paced(app_time_input, feeder):
+    if not wall_clock_paced(app_time_input, feeder):
         return None
     assert feeder is not None
     speed = app_speed(timeline, feeder)

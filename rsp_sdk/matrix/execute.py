@@ -22,7 +22,12 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from rsp_sdk.compare.parts import metrics_t0
-from rsp_sdk.compare.wallclock import scaled_windows, stream_timeline, window_scale
+from rsp_sdk.compare.wallclock import (
+    scaled_windows,
+    stream_timeline,
+    wall_clock_paced,
+    window_scale,
+)
 from rsp_sdk.engine.adapter import Adapter
 from rsp_sdk.engine.capabilities import Feature
 from rsp_sdk.engine.registry import get_adapter
@@ -355,7 +360,7 @@ def _window_scale(cell: Cell, adapter: Adapter, stream: PreparedStream) -> float
     engine fed at a speed ≠ 1 (``rsp_sdk.compare.wallclock``), else None."""
     app_time = Feature.APP_TIME_INPUT in adapter.capabilities
     feeder = FeederConfig.model_validate(cell.feeder) if cell.feeder is not None else None
-    if app_time or feeder is None:
+    if not wall_clock_paced(app_time, feeder):  # no stream read for the others
         return None
     return window_scale(app_time, feeder, stream_timeline(stream.path))
 
