@@ -1,4 +1,4 @@
-"""The report's concurrency curves (CityBench: latency and memory against simultaneous
+"""The report's concurrency curves (CityBench: observation latency and memory against simultaneous
 instances of a query) from a results folder of cell.json files written here — the medians per
 instance count, one line per engine, query and time scale, unfinished runs left out. Pure
 Python, no engine: the numbers are the test's own, so the figure's data can be checked."""
@@ -33,7 +33,7 @@ def _cell(
         "state": state,
         "verdict": "correct" if state == "ok" else "not_judged",
         "t0_ms": 0 if state == "ok" else None,
-        "latency_ms_p50": latency,
+        "obs_latency_ms_p50": latency,
         "peak_rss_mb": rss,
         "wall_s": 30.0,
     }
@@ -68,7 +68,9 @@ def test_latency_and_memory_against_instances(rsp_exe: list[str], tmp_path: Path
     assert "concurrency" in json.loads((out / "report.json").read_text())["figures"]
     with (out / "data" / "concurrency.csv").open() as f:
         data = list(csv.DictReader(f))
-    got = [(int(r["instances"]), float(r["latency_ms_p50"]), float(r["peak_rss_mb"])) for r in data]
+    got = [
+        (int(r["instances"]), float(r["obs_latency_ms_p50"]), float(r["peak_rss_mb"])) for r in data
+    ]
     assert got == [(1, 20.0, 110.0), (10, 200.0, 300.0), (20, 900.0, 600.0)]
     assert {r["label"] for r in data} == {"rsprs@subprocess q1"}
     page = (out / "index.html").read_text()
@@ -86,7 +88,7 @@ def _more(
         runtime=runtime,
         query=query,
         time_scale=scale,
-        latency_ms_p50=lat,
+        obs_latency_ms_p50=lat,
     )
     return c
 
@@ -97,14 +99,14 @@ def test_one_panel_per_query_one_colour_per_engine_one_style_per_time_scale(
     """CityBench's nine queries × engines × two time scales on one pair of axes ran past ten
     lines: colours repeated and the legend covered the curves. Each query now has its panel
     pair, the legend names each engine@runtime once and each time scale once, and a panel no
-    line of which has a latency (CQELS: no application time) says so."""
+    line of which has a latency (no result named an observation) says so."""
     cells = [
         _more(e, r, q, s, n, None if e == "cqels" else 10.0 * n * s)
         for e, r in (("rsprs", "subprocess"), ("cqels", "py4j"))
         for q in ("q1", "q10")
         for s in (1.0, 10.0)
         for n in (1, 10)
-        if not (e == "rsprs" and q == "q10")  # q10: CQELS alone, so no latency line
+        if not (e == "rsprs" and q == "q10")  # q10: CQELS alone, here without a latency
     ]
     out = _report(rsp_exe, tmp_path, cells)
     with (out / "data" / "concurrency.csv").open() as f:

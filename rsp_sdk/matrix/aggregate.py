@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.obslatency import with_observation_latency
 from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.util.atomic import atomic_path
@@ -42,6 +43,9 @@ NUMBERS = (
     "latency_ms_p50",
     "latency_ms_p95",
     "latency_ms_max",
+    "obs_latency_ms_p50",
+    "obs_latency_ms_p95",
+    "obs_latency_ms_max",
     "peak_rss_mb",
     "peak_heap_mb",
     "mcr_mb_s",
@@ -188,7 +192,12 @@ def aggregate(
 ) -> dict[str, Path]:
     """Rebuild cells.parquet (every cell.json), summary.json and (when asked) mismatch.parquet
     and comparability.parquet (each cell once: ``rsp_sdk.matrix.identity``) from cell.json."""
-    every = [_with_time_scale(store.root, r) for r in store.rows()]
+    every = [
+        with_observation_latency(_with_time_scale(store.root, r), store.root / r["run_dir"])
+        if r.get("run_dir")
+        else r
+        for r in store.rows()
+    ]
     written = {"cells": store.write_tables(every)}
     # a cell re-keyed on a resumed matrix has two cell.json: summarised once (its newest)
     current = {r["key"] for r in store.current_rows()}

@@ -9,6 +9,9 @@ re-measured from its recorded run. Definitions (Ren et al. 2016, YABench, CityBe
 * result latency: arrival of a relation minus the moment its window closed on the input side:
   the start of the first push carrying a triple at or after the relation's report time (the
   end of the last push when only ``advance_time`` closed it); a push is the finest grain;
+* observation latency (CityBench): the first result naming an observation minus the push that
+  sent it (``rsp_sdk.matrix.obslatency``) — measurable for engines whose results carry no
+  application time;
 * final result arrival (YABench): arrival of the last result minus the end of input (the end
   of the last measured push) — how long the engine still worked off its backlog after the
   stream stopped; negative when it had answered everything before the last push ended;
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from rsp_sdk.matrix.obslatency import observation_latency_metrics
 from rsp_sdk.run.recorder import read_table
 
 
@@ -181,6 +185,7 @@ def run_metrics(run_dir: Path) -> dict[str, Any]:
     return {
         **feeding_metrics(run_dir),
         **latency_metrics(run_dir),
+        **observation_latency_metrics(run_dir),
         **final_result_metrics(run_dir),
         **resource_metrics(run_dir),
     }

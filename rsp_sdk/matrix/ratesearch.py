@@ -2,10 +2,12 @@
 
 An engine *sustains* a rate when the feeder reached it (at least ``min_achieved`` of it: an
 engine whose ``push`` blocks slows the feeder down), every window was answered within its STEP
-of closing (result latency ≤ the query's smallest slide: the next window is due by then) and
-the answer is still correct (the oracle's verdict, when the spec judges). The first
-``warmup_windows`` windows of each query (default 1) are left out of the STEP rule — an engine's
-first evaluation pays class loading and JIT warm-up, not the rate — and each probe lists them.
+of closing (result latency ≤ the query's smallest slide: the next window is due by then; for
+an engine whose relations carry no application time, each relation within its STEP of the
+push of the newest observation it names) and the answer is still correct (the oracle's
+verdict, when the spec judges). The first ``warmup_windows`` windows of each query (default 1)
+are left out of the STEP rule — an engine's first evaluation pays class loading and JIT
+warm-up, not the rate — and each probe lists them.
 The search doubles the rate from ``start`` until it fails or reaches ``max_rate``, then
 bisects between the highest sustained and the lowest failed rate. Every probe is an ordinary
 cell (feeding ``rate``) whose key hashes only its inputs, so a killed search resumes: the probes
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from rsp_sdk.matrix.execute import needs_judging
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.metrics import window_latencies
+from rsp_sdk.matrix.obslatency import relation_lags
 from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, Slot, cells_for, select
 from rsp_sdk.matrix.spec import FeedMode, MatrixSpec, RateSearch
 from rsp_sdk.matrix.store import Store
@@ -118,6 +121,7 @@ def sustained(
     warmup: int = 0,
     *,
     judged: bool = True,
+    after: str = "after closing",
 ) -> Probe:
     """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?
 
@@ -127,7 +131,9 @@ def sustained(
     the spec asks for a verdict, and then only a correct one sustains — a probe the oracle
     could not judge shows nothing about correctness. A probe without a single answered window
     never sustains either: nothing shows the engine kept up (CQELS fed at a rate answered
-    nothing, and such probes made the feeder's ceiling its Rate_max)."""
+    nothing, and such probes made the feeder's ceiling its Rate_max). ``after`` says what a
+    window's latency is measured from (``_windows``: its close, or the newest observation it
+    names for an engine that reports no application time)."""
     key = row.get("key")
     if row.get("state") != "ok":
         why = f"{row.get('state')}: {row.get('reason') or 'no reason given'}"
@@ -149,9 +155,10 @@ def sustained(
         latency, skipped = _after_warmup(windows, warmup)
     gone = f" (warm-up left out: {len(skipped)} window(s))" if skipped else ""
     if latency is not None and latency > step_ms:
-        why = f"a window answered {latency:.0f} ms after closing (STEP {step_ms} ms){gone}"
+        why = f"a window answered {latency:.0f} ms {after} (STEP {step_ms} ms){gone}"
         return Probe(rate=rate, sustained=False, why=why, key=key, warmup_excluded=skipped)
     lat = "no results" if latency is None else f"latency max {latency:.0f} ms"
+    lat += "" if latency is None or after == CLOSING else f" {after}"
     why = f"reached {achieved:.0f} triples/s, {lat}{gone}, verdict {row.get('verdict')}"
     return Probe(rate=rate, sustained=True, why=why, key=key, warmup_excluded=skipped)
 
@@ -260,10 +267,11 @@ def run_searches(
             if cell.state is not CellState.PLANNED:
                 return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
             row = store.done(cell.key) or run_one(cell)
-            windows = _windows(store, row)
+            windows, after = _windows(store, row)
             judged = needs_judging(cell)
+            warmup = cfg.warmup_windows
             return sustained(
-                row, rate, s, cfg.min_achieved, windows, cfg.warmup_windows, judged=judged
+                row, rate, s, cfg.min_achieved, windows, warmup, judged=judged, after=after
             )
 
         probes: list[Probe] = []
@@ -293,12 +301,26 @@ def run_searches(
     return results
 
 
-def _windows(store: Store, row: dict[str, Any]) -> list[tuple[str, int, float, float]] | None:
-    """The probe cell's answered windows, read back from its run directory (None without one)."""
+def _windows(
+    store: Store, row: dict[str, Any]
+) -> tuple[list[tuple[str, int, float, float]] | None, str]:
+    """The probe cell's answered windows, read back from its run directory (None without one),
+    and what their latency counts from. Relations without application time (CQELS, C-SPARQL
+    0.9: wall-clock windows) count from the newest observation they name
+    (``obslatency.relation_lags``): an engine answering no window would otherwise never
+    sustain a rate, where Ren et al. measured these very engines' Rate_max."""
     run_dir = row.get("run_dir")
     if not run_dir or not (store.root / run_dir / "pushed.parquet").exists():
-        return None
-    return window_latencies(store.root / run_dir)
+        return None, CLOSING
+    found = window_latencies(store.root / run_dir)
+    if found:
+        return found, CLOSING
+    lags = relation_lags(store.root / run_dir)
+    return (lags, NEWEST) if lags else (found, CLOSING)
+
+
+CLOSING = "after closing"
+NEWEST = "after the newest observation it names was sent"
 
 
 def write_results(root: Path, results: list[SearchResult]) -> None:

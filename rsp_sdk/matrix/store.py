@@ -84,6 +84,10 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "artifacts": pa.string(),
     "time_scale": pa.float64(),  # feeding time-scale: tells its cells apart (rate is None)
     "instances": pa.int64(),  # concurrency axis: simultaneous copies of the query
+    # CityBench's latency: first result naming an observation minus its push (obslatency)
+    "obs_latency_ms_p50": pa.float64(),
+    "obs_latency_ms_p95": pa.float64(),
+    "obs_latency_ms_max": pa.float64(),
 }
 CELLS_SCHEMA = pa.schema([pa.field(n, t) for n, t in CELL_COLUMNS.items()])
 

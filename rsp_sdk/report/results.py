@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.axes import axes_suffix, varying_axes
 from rsp_sdk.matrix.identity import reconcile
+from rsp_sdk.matrix.obslatency import with_observation_latency
 from rsp_sdk.matrix.store import run_dir_of
 
 #: Axes that, with the engine and runtime, identify a series of repetitions of one cell.
@@ -97,6 +98,9 @@ class CellRecord(BaseModel):
     latency_ms_p50: float | None = None
     latency_ms_p95: float | None = None
     latency_ms_max: float | None = None
+    obs_latency_ms_p50: float | None = None
+    obs_latency_ms_p95: float | None = None
+    obs_latency_ms_max: float | None = None
     peak_rss_mb: float | None = None
     peak_heap_mb: float | None = None
     mcr_mb_s: float | None = None
@@ -257,6 +261,8 @@ class Results:
         out = []
         for path in sorted((self.root / "cells").glob("*/cell.json")):
             raw = _read_json(path, "cell.json")
+            if isinstance(raw, dict):  # a cell recorded before CityBench's latency: from its run
+                raw = with_observation_latency(raw, path.parent)
             try:
                 out.append(CellRecord.model_validate(raw))
             except ValidationError as exc:

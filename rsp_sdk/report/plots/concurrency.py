@@ -1,5 +1,8 @@
-"""CityBench's concurrency curves: result latency and peak memory against the number of
-simultaneous instances of a query (1, 10, 20), medians over the runs that ran to the end.
+"""CityBench's concurrency curves: latency and peak memory against the number of simultaneous
+instances of a query (1, 10, 20), medians over the runs that ran to the end. The latency is
+CityBench's own (the first result naming an observation minus its push,
+``rsp_sdk.matrix.obslatency``): every engine has one, where the window-close latency needs the
+application time that wall-clock engines (CQELS, C-SPARQL 0.9) do not report.
 
 The rate curves (``curves``) need two rates; CityBench varies the instances and the replay
 speed instead, and its paper plots latency and memory against the instances. One panel pair
@@ -23,7 +26,7 @@ from matplotlib.lines import Line2D
 from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, paper_figure
 
 SERIES = ["row", "query", "params", "stream", "time_scale"]
-MEASURES = ["latency_ms_p50", "peak_rss_mb"]
+MEASURES = ["obs_latency_ms_p50", "peak_rss_mb"]
 PANEL_COLUMNS = 4
 STYLES = ["-", "--", ":", "-."]  # time scales, in ascending order
 
@@ -34,7 +37,8 @@ def figure(out: Artifacts, name: str, frame: pd.DataFrame) -> FigureRef | None:
     if med is None:
         return None
     caption = (
-        "Result latency p50 (top) and peak RSS (bottom) vs simultaneous instances of each "
+        "Observation latency p50 (top: the first result naming an observation minus its push, "
+        "as CityBench measures it) and peak RSS (bottom) vs simultaneous instances of each "
         "query: one colour per engine@runtime, one line style per time scale (medians over "
         "repetitions that ran to the end)"
     )
@@ -47,6 +51,9 @@ def _medians(frame: pd.DataFrame) -> pd.DataFrame | None:
     if "instances" not in frame:
         return None
     done = frame[frame["state"] == "ok"].copy()
+    for column in MEASURES:  # cells.parquet written before the column
+        if column not in done:
+            done[column] = float("nan")
     if done.empty:
         return None
     done["instances"] = done["instances"].fillna(1).astype(int)
@@ -117,7 +124,7 @@ def draw(med: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
         lat.set_title(panel)
         mem.set_xticks(ticks)
         if col == 0:
-            lat.set_ylabel("latency p50 (ms)")
+            lat.set_ylabel("obs. latency p50 (ms)")
             mem.set_ylabel("peak RSS (MB)")
     look.legend(fig)
     fig.subplots_adjust(
@@ -135,10 +142,10 @@ def _panel(lat: Axes, mem: Axes, med: pd.DataFrame, look: _Look) -> None:
         g = g.sort_values("instances")
         line: dict[str, Any] = {"marker": "o", "ms": 3, "c": look.colour[str(row)]}
         line["ls"] = look.style[float(cast(float, scale))]
-        if g["latency_ms_p50"].notna().any():
-            lat.plot(g["instances"], g["latency_ms_p50"], **line)
+        if g["obs_latency_ms_p50"].notna().any():
+            lat.plot(g["instances"], g["obs_latency_ms_p50"], **line)
         mem.plot(g["instances"], g["peak_rss_mb"], **line)
-    if not lat.lines:  # no answered window: none expected, or a wall-clock engine's (no app time)
+    if not lat.lines:  # no result named an observation (none expected, or no IRI projected)
         lat.text(0.5, 0.5, "no latency", ha="center", va="center", transform=lat.transAxes)
         lat.set_yticks([])
     lat.tick_params(labelbottom=False)

@@ -154,6 +154,18 @@ class AcrossEngines:
                 ),
                 "No cell measured result latency.",
             ),
+            (
+                "Observation latency",
+                _table(
+                    out,
+                    "obs-latency",
+                    pivot(frame, "obs_latency_ms_p50"),
+                    "Observation latency p50 (ms; CityBench's: the first result naming an "
+                    "observation minus its push — engines without application time too), "
+                    "median over repetitions",
+                ),
+                "No result named an observation (an IRI sent at one stream time only).",
+            ),
         ]
         return render("across.html.j2", curve=curve, concurrency=crowd, parts=parts)
 

@@ -35,6 +35,7 @@ REPETITION_COLUMNS = {
     "recall": "recall",
     "delay_ms_p50": "delay p50 (ms)",
     "latency_ms_p50": "latency p50 (ms)",
+    "obs_latency_ms_p50": "obs. latency p50 (ms)",
     "rate_achieved": "rate (triples/s)",
     "time_per_triple_us": "t/triple (µs)",
     "peak_rss_mb": "peak RSS (MB)",
