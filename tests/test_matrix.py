@@ -761,6 +761,31 @@ def test_hung_and_crashing_engines_are_recorded_and_the_matrix_goes_on(
     assert len(list((out / "retried").iterdir())) == 2  # the first attempts are kept
 
 
+def test_rerun_measures_the_selected_finished_cells_again(toy: None, tmp_path: Path) -> None:
+    """A cell measured beside another load is re-measured with --rerun --only: its old run
+    is kept under retried/, the cells not selected are skipped untouched."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, FAULT_SPEC)
+    out = tmp_path / "out"
+    first = run_matrix(load_spec(spec_path), spec_path, out)
+    ok = next(r for r in first.rows if r["state"] == "ok")
+    kept = {
+        r["key"]: (out / "cells" / r["key"] / "cell.json").stat().st_mtime_ns for r in first.rows
+    }
+    again = run_matrix(
+        load_spec(spec_path), spec_path, out, only=[f"key={ok['key'][:12]}"], rerun=True
+    )
+    assert (again.ran, again.skipped) == (1, 0)
+    [old] = list((out / "retried").iterdir())
+    assert old.name.startswith(ok["key"]) and (old / "cell.json").exists()
+    new = json.loads((out / "cells" / ok["key"] / "cell.json").read_text())
+    assert new["state"] == "ok" and new["started_at"] != ok["started_at"]
+    for key, mtime in kept.items():  # the others: untouched
+        if key != ok["key"]:
+            assert (out / "cells" / key / "cell.json").stat().st_mtime_ns == mtime
+    assert run_matrix(load_spec(spec_path), spec_path, out).ran == 0  # and done again
+
+
 JUDGE_SPEC = """
 metrics = ["csrbench"]
 [[engines]]

@@ -153,6 +153,14 @@ def run_command(
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="rerun failed, timed-out, interrupted cells")
     ] = False,
+    rerun: Annotated[
+        bool,
+        typer.Option(
+            "--rerun",
+            help="run every selected cell again, finished ones too (old runs kept under "
+            "retried/); with --only, the cells to re-measure",
+        ),
+    ] = False,
     evaluator: EvaluatorOpt = Evaluator.AUTO,
     spark_master: SparkMasterOpt = None,
     as_json: AsJson = False,
@@ -174,6 +182,7 @@ def run_command(
                 only=only,
                 jobs=jobs,
                 retry_failed=retry_failed,
+                rerun=rerun,
                 progress=progress,
                 evaluator=evaluator.value,
                 spark_master=spark_master,

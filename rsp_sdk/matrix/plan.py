@@ -100,6 +100,8 @@ class Cell(BaseModel):
             "instances": self.instances,
             # a time-scale feeding's pace (None for the other modes): `--only time_scale=1`
             "time_scale": (self.feeder or {}).get("time_scale"),
+            # one cell, by its key or a prefix of it (`rsp matrix plan` prints 12 characters)
+            "key": self.key,
         }
 
 
@@ -549,9 +551,16 @@ def select(cells: list[Cell], only: list[str]) -> list[Cell]:
 
     def keep(c: Cell) -> bool:
         axes = c.axes()
-        return all(_fmt(axes[k]) in vs for k, vs in wanted.items())
+        return all(_matches(k, axes[k], vs) for k, vs in wanted.items())
 
     return [c for c in cells if keep(c)]
+
+
+def _matches(axis: str, value: Any, wanted: set[str]) -> bool:
+    """``value`` is one of ``wanted``; a key is matched by any prefix of it."""
+    if axis == "key":
+        return any(str(value).startswith(w) for w in wanted if w)
+    return _fmt(value) in wanted
 
 
 def _fmt(value: Any) -> str:

@@ -5,7 +5,9 @@ re-plans (same keys, since keys hash only inputs), skips finished cells untouche
 cells aside and runs them again. A cell whose engine run finished but whose judgement is
 missing (killed while judging) or failed (the oracle's JVM went down with a Ctrl-C) is judged
 again from its recording, without rerunning the engine. ``--retry-failed`` reruns failed,
-timed-out and interrupted cells (their old directories are kept under ``retried/``). With
+timed-out and interrupted cells, ``--rerun`` every selected cell whatever its state — a cell
+measured beside another load, re-measured (their old directories are kept under
+``retried/``; Rate_max probes already done are read back). With
 ``jobs > 1`` the cells whose numbers do not depend on wall-clock time run side by side in
 threads (each engine is its own process; the oracle's Spark session is shared); every other
 cell runs alone, afterwards.
@@ -38,7 +40,9 @@ from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.run.deadline import interrupt_runs
 
-RETRY = ("failed", "timeout", "interrupted")
+RETRY = frozenset({"failed", "timeout", "interrupted"})
+# --rerun: every cell that ran an engine (a refused or unavailable one is re-planned anyway)
+RERUN = frozenset({"ok", *RETRY})
 
 
 class Progress(BaseModel):
@@ -150,6 +154,7 @@ def run_matrix(
     only: list[str] | None = None,
     jobs: int = 1,
     retry_failed: bool = False,
+    rerun: bool = False,
     progress: ProgressFn | None = None,
     evaluator: str = "auto",
     spark_master: str | None = None,
@@ -162,7 +167,8 @@ def run_matrix(
         store.open(spec, spec_path, [])
         streams, cells = planned(spec, spec_path, output / "inputs", only)
         store.open(spec, spec_path, cells)
-        todo, to_judge = _todo(cells, store, retry_failed, progress)
+        again = RERUN if rerun else RETRY if retry_failed else frozenset()
+        todo, to_judge = _todo(cells, store, again, progress)
         probe_keys: set[str] = set()
         probes_ran = 0
         oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
@@ -214,21 +220,21 @@ def run_matrix(
 
 
 def _todo(
-    cells: list[Cell], store: Store, retry_failed: bool, progress: ProgressFn | None
+    cells: list[Cell], store: Store, again: frozenset[str], progress: ProgressFn | None
 ) -> tuple[list[Cell], dict[str, dict[str, Any] | None]]:
     """The cells to run or judge, in plan order, and among them those to judge only (a finished
     run whose judgement is missing: its record, None if it has none). A finished cell is
-    skipped — so a killed matrix resumes — unless it failed and ``retry_failed`` asks; a
-    retried cell's old record is retired first."""
+    skipped — so a killed matrix resumes — unless its state is in ``again`` (``RETRY``:
+    --retry-failed, ``RERUN``: --rerun); such a cell's old record is retired first."""
     todo: list[Cell] = []
     to_judge: dict[str, dict[str, Any] | None] = {}
     for cell in cells:
         done = store.done(cell.key)
-        if unjudged(cell, done, store):
+        if again is not RERUN and unjudged(cell, done, store):
             to_judge[cell.key] = done
             todo.append(cell)
             continue
-        if done is not None and not (retry_failed and done["state"] in RETRY):
+        if done is not None and done["state"] not in again:
             if progress:
                 progress(Progress(event="skip", cell=cell, row=done, total=len(cells)))
             continue
