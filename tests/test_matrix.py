@@ -786,6 +786,45 @@ def test_rerun_measures_the_selected_finished_cells_again(toy: None, tmp_path: P
     assert run_matrix(load_spec(spec_path), spec_path, out).ran == 0  # and done again
 
 
+DOCKER_SPEC = """
+metrics = ["perf"]
+[[engines]]
+name = "rspjs"
+runtimes = ["docker"]
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_a_runtime_without_its_daemon_is_unavailable_until_it_is_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no Docker daemon reachable the docker cells are planned unavailable, the reason
+    saying how to start one (they used to run and fail one by one); once a daemon answers, the
+    next run runs them — an unavailable record does not count as done."""
+    from rsp_sdk.images.client import docker_unavailable
+    from tests.real_engines import engine_missing
+
+    missing = engine_missing("rspjs", host=False) or docker_unavailable()
+    if missing:
+        pytest.skip(missing)
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, DOCKER_SPEC)
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        m.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+        [row] = run_matrix(load_spec(spec_path), spec_path, out).rows
+    assert row["state"] == "unavailable", row
+    assert "no Docker daemon is reachable" in row["reason"] and "dockerd" in row["reason"]
+    again = run_matrix(load_spec(spec_path), spec_path, out)
+    [row] = again.rows
+    assert again.ran == 1 and row["state"] == "ok", row.get("reason")
+    [old] = list((out / "retried").iterdir())
+    assert json.loads((old / "cell.json").read_text())["state"] == "unavailable"
+
+
 JUDGE_SPEC = """
 metrics = ["csrbench"]
 [[engines]]

@@ -4,7 +4,8 @@ The cells are the product of the spec's axes (repetition × engine × runtime ×
 parameters × feeding), repetition outermost so rep 1 of every engine runs before rep 2 (asv's
 interleaved rounds). A cell that cannot run stays in the plan with ``state`` refused (the
 engine lacks a feature, or its dialect cannot say the query) or unavailable (runtime cannot
-carry the engine, engine not provisioned, adapter missing) and the reason, so a table of results
+carry the engine or cannot work here — no Docker daemon —, engine not provisioned, adapter
+missing) and the reason, so a table of results
 shows the gap instead of hiding it. A cell whose engine config lacks what the adapter declares
 it needs (``Adapter.check_config``, e.g. SPARQLstream's R2RML mapping) is refused too.
 
@@ -228,6 +229,8 @@ class EngineInfo(BaseModel):
     artifacts: dict[str, str] = {}
     code: str = ""  # the adapter's own code (``adapter_code``): a driver fix re-keys its cells
     error: str | None = None
+    # runtime → why it cannot work on this machine now (docker: no daemon reachable)
+    unavailable: dict[str, str] = {}
 
 
 def engine_info(name: str) -> EngineInfo:
@@ -251,15 +254,32 @@ def engine_info(name: str) -> EngineInfo:
         manifest = manifest_of()
         if manifest is not None:
             artifacts = artifact_hashes(ProvisionCache().lock(manifest.name))
+    runtimes = adapter_runtimes(adapter)
     return EngineInfo(
         name=name,
         adapter=adapter,
         version=adapter.version,
-        runtimes=adapter_runtimes(adapter),
+        runtimes=runtimes,
         missing=missing,
         artifacts=artifacts,
         code=adapter_code(adapter),
+        unavailable=runtimes_unavailable(runtimes),
     )
+
+
+def runtimes_unavailable(names: list[str]) -> dict[str, str]:
+    """Runtime → why it cannot work here (a runtime's ``unavailable()``: docker without a
+    daemon). Its cells are then planned unavailable with that reason, not run to fail one
+    by one; a later matrix with the runtime back runs them (``run._todo``)."""
+    from rsp_sdk.runtime import get_runtime
+
+    out: dict[str, str] = {}
+    for name in names:
+        check = getattr(get_runtime(name), "unavailable", None)
+        why = check() if callable(check) else None
+        if why:
+            out[name] = str(why)
+    return out
 
 
 def artifact_hashes(lock: dict[str, Any]) -> dict[str, str]:
@@ -419,6 +439,8 @@ def _resolve(slot: Slot, q: QuerySpec, override: Profile | None, refusals: _Refu
         reason = f"runtime {slot.runtime} cannot carry {info.name} ({', '.join(info.runtimes)})"
     elif info.missing:
         state, reason = CellState.UNAVAILABLE, "not provisioned: " + "; ".join(info.missing)
+    elif slot.runtime in info.unavailable:
+        state, reason = CellState.UNAVAILABLE, info.unavailable[slot.runtime]
     if adapter is not None:
         rendered, why = refusals.of(adapter, q)
         why = why or config_problem(adapter, slot.engine_config)

@@ -35,13 +35,13 @@ from rsp_sdk.matrix.execute import (
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
 from rsp_sdk.matrix.lock import results_lock
 from rsp_sdk.matrix.oracle_cache import OracleCache
-from rsp_sdk.matrix.plan import Cell, parse_only, plan, select
+from rsp_sdk.matrix.plan import Cell, CellState, parse_only, plan, select
 from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.run.deadline import interrupt_runs
 
 RETRY = frozenset({"failed", "timeout", "interrupted"})
-# --rerun: every cell that ran an engine (a refused or unavailable one is re-planned anyway)
+# --rerun: every cell that ran an engine (an unavailable one whose runtime is back runs anyway)
 RERUN = frozenset({"ok", *RETRY})
 
 
@@ -232,6 +232,10 @@ def _todo(
         done = store.done(cell.key)
         if again is not RERUN and unjudged(cell, done, store):
             to_judge[cell.key] = done
+            todo.append(cell)
+            continue
+        if done is not None and done["state"] == "unavailable" and cell.state is CellState.PLANNED:
+            store.retire(cell.key)  # its runtime or engine is back (a Docker daemon started)
             todo.append(cell)
             continue
         if done is not None and done["state"] not in again:
