@@ -84,17 +84,21 @@ def observation_latencies(run_dir: Path) -> list[float]:
 
 
 def relation_lags(run_dir: Path) -> list[tuple[str, int, float, float]]:
-    """(query, seq, ms from the first push, lag ms) of every relation naming an observation,
-    in arrival order per query: the lag is the relation's arrival minus the push of the newest
-    observation it names — for an engine reporting no application time, the stand-in for the
-    time since its window closed (``metrics.window_latencies``), which the Rate_max STEP rule
-    reads. The newest observation was sent at or before the close of the window that holds it,
-    so the lag bounds the time past that close from above."""
+    """(query, seq, ms from the first push, lag ms) of every relation naming an observation
+    that arrived while the stream was being pushed, in arrival order per query: the lag is the
+    relation's arrival minus the push of the newest observation it names — for an engine
+    reporting no application time, the stand-in for the time since its window closed
+    (``metrics.window_latencies``), which the Rate_max STEP rule reads. The newest observation
+    was sent at or before the close of the window that holds it, so the lag bounds the time
+    past that close from above. A relation arriving after the last push is left out: a
+    wall-clock window closing after the stream ended waited on the clock, not on the engine,
+    and the lag would count that wait."""
     sent = _sent(run_dir)
     path = run_dir / "outputs.parquet"
     if not sent or not path.exists():
         return []
     start = min(sent.values())
+    end = int(pc.max(read_table(run_dir, "pushed").column("t_sys_end_ns")).as_py())
     newest: dict[tuple[str, int], int] = {}
     arrival: dict[tuple[str, int], int] = {}
     table = ds.dataset(path, schema=TABLES["outputs"], format="parquet")
@@ -110,6 +114,7 @@ def relation_lags(run_dir: Path) -> list[tuple[str, int, float, float]]:
     out = [
         (q, seq, (newest[q, seq] - start) / 1e6, (arrival[q, seq] - t) / 1e6)
         for (q, seq), t in newest.items()
+        if arrival[q, seq] <= end
     ]
     return sorted(out, key=lambda r: (r[0], arrival[r[0], r[1]], r[1]))
 

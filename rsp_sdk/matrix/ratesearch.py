@@ -154,6 +154,12 @@ def sustained(
     if windows is not None:
         latency, skipped = _after_warmup(windows, warmup)
     gone = f" (warm-up left out: {len(skipped)} window(s))" if skipped else ""
+    if windows is not None and latency is None:  # every answered window was warm-up
+        why = (
+            f"no window answered after the warm-up{gone}: nothing shows the engine kept up "
+            "(the stream is too short at this rate; a longer one would)"
+        )
+        return Probe(rate=rate, sustained=False, why=why, key=key, warmup_excluded=skipped)
     if latency is not None and latency > step_ms:
         why = f"a window answered {latency:.0f} ms {after} (STEP {step_ms} ms){gone}"
         return Probe(rate=rate, sustained=False, why=why, key=key, warmup_excluded=skipped)
@@ -308,7 +314,8 @@ def _windows(
     and what their latency counts from. Relations without application time (CQELS, C-SPARQL
     0.9: wall-clock windows) count from the newest observation they name
     (``obslatency.relation_lags``): an engine answering no window would otherwise never
-    sustain a rate, where Ren et al. measured these very engines' Rate_max."""
+    sustain a rate, and Ren et al. define Rate_max for C-SPARQL, time-driven on its wall
+    clock."""
     run_dir = row.get("run_dir")
     if not run_dir or not (store.root / run_dir / "pushed.parquet").exists():
         return None, CLOSING
