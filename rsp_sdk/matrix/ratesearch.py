@@ -36,6 +36,9 @@ from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.util.atomic import atomic_path
 
 RESULT_FILE = "ratesearch.json"
+# what a probe's window latency counts from (``_windows``)
+CLOSING = "after closing"
+NEWEST = "after the newest observation it names was sent"
 
 
 class Window(BaseModel):
@@ -121,7 +124,7 @@ def sustained(
     warmup: int = 0,
     *,
     judged: bool = True,
-    after: str = "after closing",
+    after: str = CLOSING,
 ) -> Probe:
     """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?
 
@@ -324,10 +327,6 @@ def _windows(
         return found, CLOSING
     lags = relation_lags(store.root / run_dir)
     return (lags, NEWEST) if lags else (found, CLOSING)
-
-
-CLOSING = "after closing"
-NEWEST = "after the newest observation it names was sent"
 
 
 def write_results(root: Path, results: list[SearchResult]) -> None:
