@@ -150,3 +150,18 @@ def spark_lines(stderr: str) -> list[str]:
     """The lines of Spark's (and its JVM's) own logging in a command's standard error."""
     marks = ("WARN", "NativeCodeLoader", "log4j", "SparkContext", "jdk.incubator", "setLogLevel")
     return [line for line in stderr.splitlines() if any(mark in line for mark in marks)]
+
+
+def readings_trig(times: list[int], more: str = "") -> str:
+    """TriG of one reading per time (``ex:s<i> ex:value <i>`` plus ``more`` of the same
+    subject, e.g. ``" ; ex:unit ex:celsius"``) on ``<http://ex.org/streams/test>``: the
+    stream the wall-clock engine tests replay."""
+    lines = [
+        "@prefix ex: <http://example.org/> .",
+        "@prefix sr: <http://www.streamreasoning.org/schema/benchmark#> .",
+        "@prefix rsp: <https://w3id.org/rsp-sdk#> .",
+    ]
+    for i, t in enumerate(times):
+        lines.append(f"ex:g{i} {{ ex:s{i} ex:value {i}{more} . }}")
+        lines.append(f'ex:g{i} sr:hasTimestamp "{t}" ; rsp:inStream <http://ex.org/streams/test> .')
+    return "\n".join(lines) + "\n"

@@ -26,6 +26,7 @@ from rsp_sdk.matrix.obslatency import (
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.run.recorder import TABLES
+from tests.oracle_support import readings_trig
 from tests.real_engines import engine_missing
 
 A, B = "http://ex.org/a", "http://ex.org/b"
@@ -185,20 +186,6 @@ WHERE { WINDOW ex:w { ?s ex:value ?v ; ex:unit ex:celsius } }
 """
 
 
-def _readings() -> str:
-    lines = [
-        "@prefix ex: <http://example.org/> .",
-        "@prefix sr: <http://www.streamreasoning.org/schema/benchmark#> .",
-        "@prefix rsp: <https://w3id.org/rsp-sdk#> .",
-    ]
-    for i in range(READINGS):
-        lines.append(f"ex:g{i} {{ ex:s{i} ex:value {i} ; ex:unit ex:celsius . }}")
-        lines.append(
-            f'ex:g{i} sr:hasTimestamp "{5 * i}" ; rsp:inStream <http://ex.org/streams/test> .'
-        )
-    return "\n".join(lines) + "\n"
-
-
 def test_cqels_rate_max_is_measured_from_the_observations_its_relations_name(
     tmp_path: Path,
 ) -> None:
@@ -209,7 +196,9 @@ def test_cqels_rate_max_is_measured_from_the_observations_its_relations_name(
     missing = engine_missing("cqels")
     if missing:
         pytest.skip(missing)
-    (tmp_path / "readings.trig").write_text(_readings(), encoding="utf-8")
+    (tmp_path / "readings.trig").write_text(
+        readings_trig([5 * i for i in range(READINGS)], " ; ex:unit ex:celsius"), encoding="utf-8"
+    )
     (tmp_path / "readings.rspql").write_text(RATE_QUERY, encoding="utf-8")
     spec_path = tmp_path / "rate.toml"
     spec_path.write_text(RATE_SPEC, encoding="utf-8")

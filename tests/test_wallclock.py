@@ -26,7 +26,7 @@ from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.query import load_query
 from rsp_sdk.run.feeder import FeederConfig, PacingMode, StreamPacing
-from tests.oracle_support import rsp_in_process, spark
+from tests.oracle_support import readings_trig, rsp_in_process, spark
 from tests.real_engines import engine_missing
 
 __all__ = ["spark"]  # the session fixture
@@ -60,18 +60,6 @@ max_batch_span_ms = 0
 TIMES = [0, 500, 1500, 2500, 3500, 4500, 5500, 6500, 7500]
 
 
-def _trig() -> str:
-    lines = [
-        "@prefix ex: <http://example.org/> .",
-        "@prefix sr: <http://www.streamreasoning.org/schema/benchmark#> .",
-        "@prefix rsp: <https://w3id.org/rsp-sdk#> .",
-    ]
-    for i, t in enumerate(TIMES):
-        lines.append(f"ex:g{i} {{ ex:s{i} ex:value {i} . }}")
-        lines.append(f'ex:g{i} sr:hasTimestamp "{t}" ; rsp:inStream <http://ex.org/streams/test> .')
-    return "\n".join(lines) + "\n"
-
-
 def test_the_factor_is_the_feeding_speed_for_wall_clock_engines_only() -> None:
     timeline = pa.table({"t_app_ms": list(range(0, 10_000, 1000)), "stream": ["s"] * 10})
     scaled = FeederConfig(mode=PacingMode.APP_TIME, time_scale=2.05)
@@ -101,7 +89,7 @@ def test_csparql09_at_time_scale_2_is_judged_on_twice_as_long_windows(
     missing = engine_missing("csparql09")
     if missing:
         pytest.skip(missing)
-    (tmp_path / "readings.trig").write_text(_trig(), encoding="utf-8")
+    (tmp_path / "readings.trig").write_text(readings_trig(TIMES), encoding="utf-8")
     (tmp_path / "readings.rspql").write_text(QUERY, encoding="utf-8")
     spec_path = tmp_path / "wallclock.toml"
     spec_path.write_text(SPEC, encoding="utf-8")
