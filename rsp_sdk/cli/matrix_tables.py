@@ -12,6 +12,7 @@ from rich import box
 from rich.table import Table
 
 from rsp_sdk.matrix.axes import HEADERS, axis_cell, axis_text, axis_value, varying_axes
+from rsp_sdk.oracle.narrow import MARK_NOTE
 
 COLOURS = {
     "correct": "green",
@@ -49,6 +50,8 @@ def _verdict_text(members: list[dict[str, Any]]) -> str:
     text = "/".join(f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words)
     if t0s and words == ["correct"]:
         text += f" {t0s[0]}"
+    if any(r.get("t0_narrowed") for r in members):
+        text += " *"
     return text
 
 
@@ -74,9 +77,11 @@ def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = No
         t.add_column(header, justify="center", no_wrap=True)
     for name, per_col in by.items():
         t.add_row(name, *(_verdict_text(per_col.get(c, [])) for c in cols))
+    caption = MARK_NOTE if any(r.get("t0_narrowed") for r in rows) else None
+    t.caption = caption
     if width is None or fits(t, width):
         return t
-    long = Table(title=title, show_lines=False)
+    long = Table(title=title, show_lines=False, caption=caption)
     long.add_column("engine@runtime", no_wrap=True)
     long.add_column("query", overflow="fold")
     for a in axes:

@@ -224,6 +224,16 @@ def load_answers(
     return read_result_table(path)
 
 
+def relation_times(run_dir: Path, queries: list[str]) -> list[int]:
+    """The distinct application times the engine stamped on the relations of ``queries`` in
+    a run directory (none when it stamps none: a wall-clock engine)."""
+    import pyarrow.compute as pc
+
+    table = read_result_table(Path(run_dir) / OUTPUTS_FILE).select(["query", "t_app_ms"])
+    times = table.filter(pc.is_in(table.column("query"), pa.array(queries))).column("t_app_ms")
+    return sorted({int(t) for t in pc.unique(times.drop_null()).to_pylist()})
+
+
 def _parquet_parts(folder: Path) -> bool:
     """Whether ``folder`` is a Parquet dataset: Parquet files only (hidden files aside)."""
     files = [f for f in folder.iterdir() if not f.name.startswith((".", "_"))]

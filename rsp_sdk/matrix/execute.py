@@ -276,7 +276,7 @@ def judge_cell(
     else:
         row = dict(done)
     started = time.monotonic()
-    row.update(verdict="not_judged", reason=None)
+    row.update(verdict="not_judged", reason=None, t0_narrowed=None)
     if needs_judging(cell):
         assert cell.query_spec is not None
         spec = QuerySpec.model_validate(cell.query_spec)
@@ -324,16 +324,27 @@ def _judgement(
     oracle: OracleCache,
     window_scale: float | None,
 ) -> dict[str, Any]:
+    from rsp_sdk.compare.answers import relation_times
     from rsp_sdk.csrbench import divergence_text
+    from rsp_sdk.run.runner import instance_names
 
-    table, _, classes = oracle.expected(
-        stream.path, stream.sha256, spec, adapter.profile, stream.static
+    names = instance_names(spec.name, cell.instances) if cell.instances > 1 else [spec.name]
+    got = oracle.expected(
+        stream.path,
+        stream.sha256,
+        spec,
+        adapter.profile,
+        stream.static,
+        relation_times=lambda: relation_times(run_dir, names),
     )
+    table, classes = got.table, got.classes
     # a table in parts is judged a part at a time (``rsp_sdk.compare.parts``)
     expected = table.parts if table.in_parts and classes is not None else table.whole()
     verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
     if window_scale is not None:
         detail["window_scale"] = window_scale
+    if got.narrowed is not None:
+        detail["t0_narrowed"] = got.narrowed
     with atomic_path(run_dir / "verdict.json") as tmp:  # the full judgement, for fronts
         tmp.write_text(json.dumps(detail, indent=2) + "\n", encoding="utf-8")
     out: dict[str, Any] = {
@@ -343,6 +354,8 @@ def _judgement(
     }
     if detail.get("divergence"):
         out["divergence_detail"] = json.dumps(detail["divergence"], sort_keys=True)
+    if got.narrowed is not None:
+        out["t0_narrowed"] = got.narrowed["why"]
     if Metric.YABENCH.value in cell.metrics:
         first = spec  # with instances: the first one's windows (they all see one stream)
         if cell.instances > 1:

@@ -88,6 +88,8 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "obs_latency_ms_p50": pa.float64(),
     "obs_latency_ms_p95": pa.float64(),
     "obs_latency_ms_max": pa.float64(),
+    # the t0 candidates were narrowed to the engine's relation times, and why (oracle.narrow)
+    "t0_narrowed": pa.string(),
 }
 CELLS_SCHEMA = pa.schema([pa.field(n, t) for n, t in CELL_COLUMNS.items()])
 

@@ -116,6 +116,7 @@ class CellRecord(BaseModel):
     artifacts: str | None = None  # JSON {file: sha256} of the engine's provisioned files
     instances: int = 1  # simultaneous copies of the query (concurrency axis)
     time_scale: float | None = None  # the feeding's time scale (None: not time-scaled)
+    t0_narrowed: str | None = None  # judged on the t0 candidates at the engine's times: why
 
     @property
     def series(self) -> tuple[Any, ...]:

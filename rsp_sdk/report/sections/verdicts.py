@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 from markupsafe import Markup
 
+from rsp_sdk.oracle.narrow import MARK_NOTE
 from rsp_sdk.report.artifacts import Artifacts
 from rsp_sdk.report.outcome import Outcome, short_reason, summarize
 from rsp_sdk.report.results import CellRecord, Results, series_id
@@ -40,7 +41,11 @@ def grid(results: Results) -> tuple[list[str], list[str], dict[tuple[str, str], 
         flat = [c for g in groups for c in g]
         text, worst = summarize(flat)
         reasons = sorted({short_reason(c.reason) for c in flat if c.reason})
-        out[pos] = GridCell(text, worst, "#" + series_id(groups[0][0].series), "; ".join(reasons))
+        narrowed = sorted({c.t0_narrowed for c in flat if c.t0_narrowed})
+        if narrowed:  # marked, and the grid's note says what the mark means
+            text += " *"
+        title = "; ".join([*reasons, *narrowed])
+        out[pos] = GridCell(text, worst, "#" + series_id(groups[0][0].series), title)
     for p in results.missing:
         pos = (p.row, results.column(p))
         if pos not in out:
@@ -69,4 +74,13 @@ class VerdictGrid:
             "verdicts", frame, "Verdict per engine@runtime and query (repetitions)", headline=True
         )
         legend = [o for o in Outcome if any(g.outcome is o for g in cells.values())]
-        return render("verdicts.html.j2", ref=ref, rows=rows, cols=cols, cells=cells, legend=legend)
+        narrowed = MARK_NOTE if any(c.t0_narrowed for c in results.cells) else None
+        return render(
+            "verdicts.html.j2",
+            ref=ref,
+            rows=rows,
+            cols=cols,
+            cells=cells,
+            legend=legend,
+            narrowed=narrowed,
+        )
