@@ -174,9 +174,32 @@ def judge(
     holds the t0 class representatives only (see ``judge_run``). ``expected`` may also be
     the parts of a table too large to hold (``rsp_sdk.compare.parts``), with
     ``representative_of``."""
+    return judge_each(
+        stream,
+        spec,
+        adapter,
+        run_dir,
+        [spec.name],
+        expected=expected,
+        representative_of=representative_of,
+    )[spec.name]
+
+
+def judge_each(
+    stream: Path,
+    spec: QuerySpec,
+    adapter: Adapter,
+    run_dir: Path,
+    queries: list[str],
+    *,
+    expected: pa.Table | Parts | None = None,
+    representative_of: dict[int, int] | None = None,
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """``judge`` for each of ``queries`` in the run: the simultaneous instances of ``spec``
+    (CityBench's concurrency axis), all expecting its output, which is grouped once."""
     from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.judge import judge_run
-    from rsp_sdk.compare.parts import judge_parts
+    from rsp_sdk.compare.judge import judge_each as judge_table
+    from rsp_sdk.compare.parts import judge_parts_each
 
     profile, r2s = adapter.profile, adapter.profile.r2s or spec.r2s
     actual = load_answers(run_dir)
@@ -184,16 +207,17 @@ def judge(
         from rsp_sdk.oracle import expected as oracle_expected  # Spark: imported when judging
 
         expected = oracle_expected(stream, spec, profile)
+    names: list[str | None] = list(queries)
     if callable(expected):
         assert representative_of is not None, "parts hold class representatives"
-        result = judge_parts(
-            expected, actual, profile, r2s, query=spec.name, representative_of=representative_of
+        results = judge_parts_each(
+            expected, actual, profile, r2s, queries=names, representative_of=representative_of
         )
     else:
-        result = judge_run(
-            expected, actual, profile, r2s, query=spec.name, representative_of=representative_of
+        results = judge_table(
+            expected, actual, profile, r2s, queries=names, representative_of=representative_of
         )
-    return result.state.value, result.model_dump(mode="json")
+    return {str(q): (r.state.value, r.model_dump(mode="json")) for q, r in results.items()}
 
 
 def divergence_text(detail: dict[str, Any]) -> str | None:

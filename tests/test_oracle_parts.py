@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from rsp_sdk.compare.check import check_run
-from rsp_sdk.compare.judge import judge_run
-from rsp_sdk.compare.parts import ExpectedTable, judge_parts, write_parts
+from rsp_sdk.compare.judge import judge_each, judge_run
+from rsp_sdk.compare.parts import ExpectedTable, judge_parts, judge_parts_each, write_parts
 from rsp_sdk.compare.vocab import Metrics
 from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy, Tick
 from rsp_sdk.oracle import job as oracle_job
@@ -102,6 +102,39 @@ def test_parts_are_the_class_table_cut_between_classes_and_judge_as_it(
     spanned = {rep_of[t] for a, b in right.verdict.t0_ranges for t in rep_of if a <= t <= b}
     assert len(spanned) > 1  # the match's ranges reach classes of later parts
     assert any(a <= member <= b for a, b in right.verdict.t0_ranges)
+    # simultaneous instances of the query in one output (CityBench's concurrency axis), judged
+    # together on parts grouped once and on the whole table: each as judged alone
+    other = next(t for t in sorted(set(rep_of.values())) if t != rep_of[member])
+    named = {
+        "q_1": _answer_of(whole, rep_of[member]),
+        "q_2": result_table([s("nobody")]),
+        "q_3": _answer_of(whole, other),
+    }
+    one_output = pa.concat_tables(
+        t.set_column(0, "query", pa.array([q] * t.num_rows)) for q, t in named.items()
+    )
+    alone = {
+        q: judge_run(whole, one_output, PROFILE, R2S.ISTREAM, query=q, representative_of=rep_of)
+        for q in named
+    }
+    together = [
+        judge_parts_each(
+            table.parts,
+            one_output,
+            PROFILE,
+            R2S.ISTREAM,
+            queries=list(named),
+            representative_of=rep_of,
+        ),
+        judge_each(
+            whole, one_output, PROFILE, R2S.ISTREAM, queries=list(named), representative_of=rep_of
+        ),
+    ]
+    for judged in together:
+        assert {q: r.model_dump(mode="json") for q, r in judged.items()} == {
+            q: r.model_dump(mode="json") for q, r in alone.items()
+        }
+    assert [alone[q].state.value for q in named] == ["correct", "incorrect", "correct"]
 
 
 def test_a_small_job_is_one_part_written_as_before(spark: Any, tmp_path: Path) -> None:

@@ -130,6 +130,30 @@ def judge_run(
     return check_result(v, report)
 
 
+def judge_each(
+    expected: pa.Table,
+    actual: pa.Table,
+    profile: Profile,
+    r2s: R2S,
+    *,
+    queries: Sequence[str | None],
+    representative_of: Mapping[int, int] | None = None,
+) -> dict[str | None, CheckResult]:
+    """``judge_run`` (CSRBench metrics) for each of ``queries`` in one output — the
+    simultaneous instances of a query, all expecting the same relations — with the expected
+    relations grouped once instead of once per instance."""
+    exp = expected_relations(expected, source="<expected>")
+    allow = splits_allowed(profile, r2s)
+    out: dict[str | None, CheckResult] = {}
+    for q in queries:
+        act = result_relations(actual, query=q, source="<answers>")
+        v = verdict(exp, act, allow_split=allow)
+        if representative_of is not None:
+            v = over_classes(v, exp, representative_of)
+        out[q] = check_result(v)
+    return out
+
+
 def check_result(v: CsrbenchVerdict, yabench: YabenchReport | None = None) -> CheckResult:
     """A verdict (and YABench's metrics) as the judging rule states it (``state_of``)."""
     state = state_of(v)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import itertools
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -150,36 +150,72 @@ def judge_parts(
     ``whole`` is the concatenation of the tables ``parts()`` yields, holding one part's
     relations at a time. CSRBench metrics only: the YABench ones need one candidate's
     relations, which the caller takes from the part holding it (``judge_in_parts``)."""
-    act = result_relations(actual, query=query, source="<answers>")
+    return judge_parts_each(
+        parts, actual, profile, r2s, queries=[query], representative_of=representative_of
+    )[query]
+
+
+def judge_parts_each(
+    parts: Parts,
+    actual: pa.Table,
+    profile: Profile,
+    r2s: R2S,
+    *,
+    queries: Sequence[str | None],
+    representative_of: Mapping[int, int],
+) -> dict[str | None, CheckResult]:
+    """``judge_parts`` for each of ``queries`` in one output (the simultaneous instances of a
+    query, all expecting the same relations), reading and grouping each part once: CityBench's
+    20-instance cells grouped every part 20 times, the blank-node canonicalisation of each
+    binding included."""
     allow = splits_allowed(profile, r2s)
-    found: tuple[CsrbenchVerdict, Any] | None = None  # the match and its relations' key
-    best: tuple[tuple[int, int], CsrbenchVerdict] | None = None
+    each = {q: _PartsJudge(result_relations(actual, query=q, source="<answers>")) for q in queries}
     expecting: set[int] = set()
-    same: set[int] = set()
     for table in parts():
         exp = expected_relations(table, source="<expected>")
         if not exp:
             continue
         expecting.update(exp)
-        if found is not None:
-            same.update(_matching(exp, found[1]))
-            continue
-        v = verdict(exp, act, allow_split=allow)
+        for judge in each.values():
+            judge.see(exp, allow)
+    candidates = [t for t in sorted(representative_of) if representative_of[t] in expecting]
+    return {q: judge.result(candidates, representative_of, allow) for q, judge in each.items()}
+
+
+@dataclass
+class _PartsJudge:
+    """One output's judgement over the parts seen so far (``judge_parts``)."""
+
+    act: RelationStream
+    found: tuple[CsrbenchVerdict, Any] | None = None  # the match and its relations' key
+    best: tuple[tuple[int, int], CsrbenchVerdict] | None = None
+    same: set[int] = field(default_factory=set)
+
+    def see(self, exp: Mapping[int, RelationStream], allow: bool) -> None:
+        """The next part's relations."""
+        if self.found is not None:
+            self.same.update(_matching(exp, self.found[1]))
+            return
+        v = verdict(exp, self.act, allow_split=allow)
         if v.correct:
             assert v.t0 is not None
-            found = (v, _key(exp[v.t0]))
-            same.update(_matching(exp, found[1]))
-        elif best is None or _rank(v, act, exp) > best[0]:
-            best = (_rank(v, act, exp), v)
-    candidates = [t for t in sorted(representative_of) if representative_of[t] in expecting]
-    if found is not None:
-        runs = member_ranges(candidates, representative_of, same)
-        v = found[0].model_copy(update={"candidates": candidates, "t0_ranges": runs})
-    elif best is not None:
-        v = best[1].model_copy(update={"candidates": candidates})
-    else:  # no part expects a row: judge_run's verdict on an empty expected output
-        v = verdict({}, act, allow_split=allow)
-    return check_result(v)
+            self.found = (v, _key(exp[v.t0]))
+            self.same.update(_matching(exp, self.found[1]))
+        elif self.best is None or _rank(v, self.act, exp) > self.best[0]:
+            self.best = (_rank(v, self.act, exp), v)
+
+    def result(
+        self, candidates: list[int], representative_of: Mapping[int, int], allow: bool
+    ) -> CheckResult:
+        """The verdict over every part."""
+        if self.found is not None:
+            runs = member_ranges(candidates, representative_of, self.same)
+            v = self.found[0].model_copy(update={"candidates": candidates, "t0_ranges": runs})
+        elif self.best is not None:
+            v = self.best[1].model_copy(update={"candidates": candidates})
+        else:  # no part expects a row: judge_run's verdict on an empty expected output
+            v = verdict({}, self.act, allow_split=allow)
+        return check_result(v)
 
 
 def _key(stream: RelationStream) -> tuple[frozenset[tuple[Any, int]], ...]:

@@ -397,20 +397,18 @@ def _judge_instances(
     """The verdict of the query, or with the concurrency axis of every instance: the cell is
     correct only if each instance is; the first instance that is not decides the detail, and
     ``instances.json`` lists every instance's verdict and t0."""
-    from rsp_sdk.csrbench import judge
+    from rsp_sdk.csrbench import judge, judge_each
     from rsp_sdk.run.runner import instance_names
 
     if cell.instances == 1:
         return judge(
             stream.path, spec, adapter, run_dir, expected=expected, representative_of=classes
         )
-    each = []
-    for name in instance_names(spec.name, cell.instances):
-        renamed = spec.model_copy(update={"name": name})
-        judged = judge(
-            stream.path, renamed, adapter, run_dir, expected=expected, representative_of=classes
-        )
-        each.append((name, *judged))
+    names = instance_names(spec.name, cell.instances)
+    judged = judge_each(
+        stream.path, spec, adapter, run_dir, names, expected=expected, representative_of=classes
+    )
+    each = [(name, *judged[name]) for name in names]
     with atomic_path(run_dir / "instances.json") as tmp:
         listing = [{"query": n, "verdict": v, "t0": d.get("t0")} for n, v, d in each]
         tmp.write_text(json.dumps(listing, indent=2) + "\n", encoding="utf-8")
