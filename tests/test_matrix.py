@@ -722,6 +722,61 @@ def test_one_ctrl_c_stops_cells_running_side_by_side(
         assert json.loads((d / "status.json").read_text())["state"] == "interrupted"
 
 
+TERM_SPEC = """
+metrics = ["lsbench"]
+[[engines]]
+name = "toy-py"
+engine_config = { push_delay_ms = 1500 }
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+batch_size = 10
+"""
+
+
+def test_sigterm_stops_a_background_matrix_as_ctrl_c_does(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """``kill`` (SIGTERM) on a matrix started in the background, where the shell makes it
+    ignore SIGINT: Python's default for SIGTERM skipped every ``finally`` and left the engine
+    running (rsp-js's driver, in a session of its own). It now stops as Ctrl-C does: exit 130,
+    the run recorded as interrupted without cell.json, no engine process left."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, TERM_SPEC)
+    out = tmp_path / "results"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out)]
+
+    def background() -> None:  # what `cmd &` in a non-interactive shell does
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    proc = subprocess.Popen(
+        cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=background
+    )
+    engines: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            tree = psutil.Process(proc.pid).children(recursive=True)
+            engines = [p for p in tree if "py_engine" in " ".join(_cmdline(p))]
+            if engines and list(out.glob("cells/*/pushed.parquet")):
+                break  # feeding: 40 pushes of 1.5 s to go
+            time.sleep(0.1)
+        assert engines, "the engine never started"
+        proc.send_signal(signal.SIGTERM)  # the matrix process only, as `kill PID` does
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert proc.returncode == 130, err.decode()
+    _, alive = psutil.wait_procs(engines, timeout=10)
+    assert not [p for p in alive if _proc(p.pid) is not None]
+    (cell,) = (out / "cells").iterdir()
+    assert not (cell / "cell.json").exists()
+    assert json.loads((cell / "status.json").read_text())["state"] == "interrupted"
+
+
 FAULT_SPEC = """
 metrics = ["perf"]
 [limits]

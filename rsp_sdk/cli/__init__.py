@@ -11,8 +11,9 @@ traceback; ``RSP_DEBUG=1`` shows the traceback too.
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -83,6 +84,7 @@ EXIT_INTERNAL = 3
 
 def main() -> None:
     """Console-script entry point."""
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except (RspError, ValidationError) as exc:
@@ -100,6 +102,21 @@ def main() -> None:
             soft_wrap=True,
         )
         sys.exit(EXIT_INTERNAL)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM (``kill``, ``pkill``, a scheduler's stop) ends a command as Ctrl-C does.
+
+    Python's default action for SIGTERM is to die at once, skipping every ``finally``: a
+    matrix stopped with ``kill`` left its engine running (rsp-js's driver on YABench, a
+    process of its own session, still at 110 % CPU). Handled, the engine sessions close,
+    the cell is recorded as interrupted and the command exits 130 — also for a run started
+    in the background, where the shell makes it ignore SIGINT. The oracle's SIGINT handler,
+    when installed, runs first so a Spark job in progress is cancelled."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not signal.default_int_handler:
+        handler(signal.SIGINT, frame)  # the oracle's: cancels the Spark job, flags the stop
+    raise KeyboardInterrupt
 
 
 def _fail(message: str) -> None:
