@@ -21,6 +21,7 @@ import pytest
 
 from rsp_sdk.cli.matrix_tables import verdict_table
 from rsp_sdk.engine import registry
+from rsp_sdk.matrix.notes import MARK_NOTE
 from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
@@ -157,7 +158,7 @@ def test_a_matrix_too_large_to_enumerate_judges_the_candidates_at_the_engines_ti
     assert "*" not in _rendered(verdict_table(whole.rows, "t"))
     build_report(narrowed_out, tmp_path / "report")
     page = (tmp_path / "report" / "index.html").read_text()
-    assert "correct ×2 *</a>" in page and str(markupsafe.escape(narrow.MARK_NOTE)) in page
+    assert "correct ×2 *</a>" in page and str(markupsafe.escape(MARK_NOTE)) in page
 
 
 def _rendered(table: Any) -> str:

@@ -12,7 +12,7 @@ from rich import box
 from rich.table import Table
 
 from rsp_sdk.matrix.axes import HEADERS, axis_cell, axis_text, axis_value, varying_axes
-from rsp_sdk.oracle.narrow import MARK_NOTE
+from rsp_sdk.matrix.notes import MARK_NOTE
 
 COLOURS = {
     "correct": "green",

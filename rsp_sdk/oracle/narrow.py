@@ -34,12 +34,6 @@ from rsp_sdk.oracle import s2r
 # classes) it is not
 MAX_SCOPE = 2_000_000_000
 
-# what the tables' mark on a verdict judged this way means (terminal and report)
-MARK_NOTE = (
-    "* judged against the t0 candidates reporting at the engine's relation times: the oracle's "
-    "t0 classes were too many to evaluate (cells.parquet's t0_narrowed says why)"
-)
-
 
 def max_scope() -> int:
     """The limit: ``RSP_ORACLE_MAX_SCOPE`` or ``MAX_SCOPE``."""
@@ -100,7 +94,6 @@ def too_large_text(classes: int, candidates: int, scope: int, limit: int) -> str
 
 
 __all__ = [
-    "MARK_NOTE",
     "MAX_SCOPE",
     "TooLarge",
     "consistent_t0s",

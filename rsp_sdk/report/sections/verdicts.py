@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 from markupsafe import Markup
 
-from rsp_sdk.oracle.narrow import MARK_NOTE
+from rsp_sdk.matrix.notes import MARK_NOTE
 from rsp_sdk.report.artifacts import Artifacts
 from rsp_sdk.report.outcome import Outcome, short_reason, summarize
 from rsp_sdk.report.results import CellRecord, Results, series_id
