@@ -26,23 +26,22 @@ from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.run import run_matrix
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.matrix.store import Store
-from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
+from rsp_sdk.model.profile import ReportPolicy
 from rsp_sdk.oracle import narrow, s2r
 from rsp_sdk.query import load_query
 from rsp_sdk.report.build import build_report
 from rsp_sdk.streams.io import read_stream
 from tests.fixtures.adapters import TOY_PROFILE, ToyPyAdapter
-from tests.oracle_support import spark
+from tests.oracle_support import profile, spark
 from tests.test_matrix import ORACLE_SPEC, write_inputs, write_spec
 
 __all__ = ["spark"]
 
-CLOSE = Profile(
-    name="close",
-    report=frozenset({ReportPolicy.WINDOW_CLOSE, ReportPolicy.NON_EMPTY_CONTENT}),
-    tick=Tick.TIME_DRIVEN,
-    r2s=R2S.RSTREAM,
-    emits_empty_relations=False,
+CLOSE = profile(
+    ReportPolicy.WINDOW_CLOSE,
+    ReportPolicy.NON_EMPTY_CONTENT,
+    r2s="rstream",
+    empty=False,
     time_unit_ms=1,
 )
 QUERY = (

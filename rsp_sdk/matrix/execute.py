@@ -326,9 +326,8 @@ def _judgement(
 ) -> dict[str, Any]:
     from rsp_sdk.compare.answers import relation_times
     from rsp_sdk.csrbench import divergence_text
-    from rsp_sdk.run.runner import instance_names
 
-    names = instance_names(spec.name, cell.instances) if cell.instances > 1 else [spec.name]
+    names = _query_names(spec, cell)
     got = oracle.expected(
         stream.path,
         stream.sha256,
@@ -385,6 +384,13 @@ DEAD_JVM = (
 )
 
 
+def _query_names(spec: QuerySpec, cell: Cell) -> list[str]:
+    """The names the cell's output gives its query: one per instance on the concurrency axis."""
+    from rsp_sdk.run.runner import instance_names
+
+    return instance_names(spec.name, cell.instances) if cell.instances > 1 else [spec.name]
+
+
 def _judge_instances(
     cell: Cell,
     spec: QuerySpec,
@@ -398,13 +404,12 @@ def _judge_instances(
     correct only if each instance is; the first instance that is not decides the detail, and
     ``instances.json`` lists every instance's verdict and t0."""
     from rsp_sdk.csrbench import judge, judge_each
-    from rsp_sdk.run.runner import instance_names
 
     if cell.instances == 1:
         return judge(
             stream.path, spec, adapter, run_dir, expected=expected, representative_of=classes
         )
-    names = instance_names(spec.name, cell.instances)
+    names = _query_names(spec, cell)
     judged = judge_each(
         stream.path, spec, adapter, run_dir, names, expected=expected, representative_of=classes
     )

@@ -111,7 +111,7 @@ class OracleCache:
         too_large = self._too_large(job)
         if too_large is None:
             return self._computed(inputs, job)
-        times = sorted(set(relation_times())) if relation_times is not None else []
+        times = relation_times() if relation_times is not None else []  # sorted, distinct
         return self._narrowed(stream, stream_sha256, spec, profile, static, job, too_large, times)
 
     def _narrowed(

@@ -62,8 +62,8 @@ def consistent_t0s(
 ) -> tuple[list[int], int]:
     """(candidates whose reports fall at the most of the engine's relation ``times``, how many
     of those times they match). No candidate matching any: ([], 0)."""
-    wanted = np.unique(np.asarray(sorted(set(times)), dtype=np.int64))
-    cands = np.asarray(sorted(set(candidates)), dtype=np.int64)
+    wanted = np.unique(np.fromiter(times, dtype=np.int64))
+    cands = np.unique(np.asarray(candidates, dtype=np.int64))
     if not len(wanted) or not len(cands):
         return [], 0
     per = s2r.rows_per_candidate(profile, geom)
