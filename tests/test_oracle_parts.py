@@ -27,7 +27,7 @@ from rsp_sdk.model.profile import R2S, ReportPolicy, T0Policy, Tick
 from rsp_sdk.oracle import job as oracle_job
 from rsp_sdk.oracle import plan_job, s2r
 from rsp_sdk.query import parse_rspql
-from tests.compare_tables import result_table, s
+from tests.compare_tables import EX, expected_table, result_table, s
 from tests.oracle_support import profile, query, rooms, spark
 from tests.test_oracle_reference import canonical
 
@@ -251,3 +251,46 @@ def test_a_job_past_the_report_limit_enumerates_each_parts_reports(
     monkeypatch.setenv("RSP_ORACLE_MAX_REPORTS", str(per - 1))
     with pytest.raises(s2r.TooManyReports):
         plan_job(rooms(SIX), spec, prof, spark=spark)
+
+
+def test_a_failure_that_matched_outranks_later_parts_the_output_cannot_start_in(
+    tmp_path: Path,
+) -> None:
+    """Parts after the best failure so far where the output starts nowhere are not judged in
+    full (``_PartsJudge._outranked``), and a verdict builds its no-start failures only when no
+    attempt matched a relation. Worked out by hand: the output [a], [b], [d] follows t0 = 0's
+    [a], [z] for 1 relation; t0 = 10 ([x], [y]) cannot start it; t0 = 20's [a], [b], [c],
+    in the last part, for 2: the failure to report. Output [q] starts nowhere: the failure is
+    the closest relation of the earliest candidate, t0 = 0's [a]."""
+    windows = {
+        0: [(0, 10, s("a")), (10, 20, s("z"))],
+        10: [(10, 20, s("x")), (20, 30, s("y"))],
+        20: [(20, 30, s("a")), (30, 40, s("b")), (40, 50, s("c"))],
+    }
+    path = tmp_path / "expected.parquet"
+    write_parts(path, (expected_table({t0: rels}) for t0, rels in windows.items()))
+    table = ExpectedTable(path)
+    assert table.in_parts and len(list(table.parts())) == 3
+    rep_of = {t0: t0 for t0 in windows}
+    cases = {
+        "follows t0 20": (
+            result_table([s("a"), s("b"), s("d")]),
+            20,
+            2,
+            "relation differs",
+            "c",
+            "d",
+        ),
+        "starts nowhere": (result_table([s("q")]), 0, 0, "no relation matches", "a", "q"),
+    }
+    for label, (answer, t0, matched, reason, missing, extra) in cases.items():
+        whole = judge_run(table.whole(), answer, PROFILE, R2S.RSTREAM, representative_of=rep_of)
+        have = judge_parts(
+            table.parts, answer, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of
+        )
+        assert have.model_dump(mode="json") == whole.model_dump(mode="json"), label
+        d = have.divergence
+        assert not have.correct and d is not None, label
+        assert (d.t0_ms, d.matched_relations, d.reason) == (t0, matched, reason), label
+        assert [m["x"]["value"] for m in d.missing] == [f"{EX}{missing}"], label
+        assert [m["x"]["value"] for m in d.extra] == [f"{EX}{extra}"], label

@@ -151,8 +151,28 @@ def _attempt(
 
 
 def _candidate_starts(expected: list[Relation], first: Relation, allow_split: bool) -> list[int]:
+    """Where the match may start: an expected relation equal to the first output, or holding
+    it as a split's first part. Either way it holds one given binding of it, a test that
+    spares building the set of every expected relation of every candidate (an eager engine's
+    thousands per candidate: 38 of 138 s judging CQELS's YABench E3 at 200 stations)."""
     a = first.keys
-    return [s for s, e in enumerate(expected) if e.keys == a or (allow_split and a and a < e.keys)]
+    if not a:
+        return [s for s, e in enumerate(expected) if not e.rows]
+    probe = next(iter(a))
+    return [
+        s
+        for s, e in enumerate(expected)
+        if probe in e.rows and (e.keys == a or (allow_split and a < e.keys))
+    ]
+
+
+def any_start(
+    expected: Mapping[int, RelationStream], actual: RelationStream, allow_split: bool
+) -> bool:
+    """Whether some candidate has an expected relation the (non-empty) output may start at:
+    where none has, ``verdict``'s failure matched no relation at all."""
+    first = actual.relations[0]
+    return any(_candidate_starts(s.relations, first, allow_split) for s in expected.values())
 
 
 def _best_failure(t0: int, expected: list[Relation], actual: list[Relation]) -> _Run:
@@ -163,6 +183,30 @@ def _best_failure(t0: int, expected: list[Relation], actual: list[Relation]) -> 
         run = _Run(t0, None, 0, 0, False, 0, s, e.keys - a, a - e.keys, "no relation matches")
         if best.expected_index is None or run.diff_size < best.diff_size:
             best = run
+    return best
+
+
+def _most_plausible(
+    tried: list[tuple[int, list[_Run]]],
+    expected: Mapping[int, RelationStream],
+    actual: list[Relation],
+) -> _Run:
+    """The failure to report: the most actual relations matched, then the fewest differing
+    bindings, the earliest candidate on a tie. A candidate with no start stands for its
+    ``_best_failure`` (nothing matched), which is built only when no attempt matched anything:
+    it compares the first output with every expected relation of the candidate, and most
+    candidates of an eager engine have no start (CQELS's YABench E3 at 200 stations: 49 of
+    its 140 s of judging)."""
+    if max((r.matched for _, runs in tried for r in runs), default=0) == 0:
+        tried = [
+            (t0, runs or [_best_failure(t0, expected[t0].relations, actual)]) for t0, runs in tried
+        ]
+    best: _Run | None = None
+    for _, runs in tried:
+        for run in runs:
+            if best is None or (run.matched, -run.diff_size) > (best.matched, -best.diff_size):
+                best = run
+    assert best is not None
     return best
 
 
@@ -224,15 +268,11 @@ def same_expectation(expected: Mapping[int, RelationStream], t0: int) -> list[tu
     t0 candidates) expect the same relations at other times; a time-blind verdict holds for
     all of them, so it is reported as ranges ("correct for t0 ∈ [1000, 1999]").
     """
-
-    def key(t: int) -> tuple[frozenset[tuple[Any, int]], ...]:
-        return tuple(frozenset(r.bag.items()) for r in expected[t].relations)
-
-    want = key(t0)
+    want = expected[t0]
     runs: list[tuple[int, int]] = []
     open_run: list[int] = []
     for t in sorted(expected):
-        if key(t) == want:
+        if expects_the_same(expected[t], want):
             open_run.append(t)
             continue
         if open_run:
@@ -241,6 +281,20 @@ def same_expectation(expected: Mapping[int, RelationStream], t0: int) -> list[tu
     if open_run:
         runs.append((open_run[0], open_run[-1]))
     return runs
+
+
+def expects_the_same(stream: RelationStream, other: RelationStream) -> bool:
+    """Whether two candidates expect the same relations, timestamps ignored, each compared as
+    a bag. The counts and sizes of the relations are compared first and a bag is built only
+    where they agree: building every bag of every candidate took YABench's E1 at 1,000
+    stations (3,201 classes) 20 of its 44 s of judging, when most candidates differ in the
+    size of their first relation."""
+    mine, theirs = stream.relations, other.relations
+    return (
+        len(mine) == len(theirs)
+        and all(a.size == b.size for a, b in zip(mine, theirs, strict=True))
+        and all(a.bag == b.bag for a, b in zip(mine, theirs, strict=True))
+    )
 
 
 def over_classes(
@@ -307,11 +361,12 @@ def verdict(
     rels = actual.relations
     if not rels or not candidates:
         return _trivial(expected, actual, allow_split)
-    best: _Run | None = None
+    tried: list[tuple[int, list[_Run]]] = []
     for t0 in candidates:
         exp = expected[t0].relations
         starts = _candidate_starts(exp, rels[0], allow_split)
         runs = [_attempt(t0, exp, rels, s, allow_split) for s in starts]
+        tried.append((t0, runs))
         for run in runs:
             if run.ok:
                 return CsrbenchVerdict(
@@ -327,12 +382,7 @@ def verdict(
                     splits_allowed=allow_split,
                     notes=notes,
                 )
-        if not runs:
-            runs = [_best_failure(t0, exp, rels)]
-        for run in runs:
-            if best is None or (run.matched, -run.diff_size) > (best.matched, -best.diff_size):
-                best = run
-    assert best is not None
+    best = _most_plausible(tried, expected, rels)
     exp_stream = expected[best.t0]
     exp_rel = exp_stream.relations[best.expected_index] if best.expected_index is not None else None
     act_rel = rels[best.actual_index]

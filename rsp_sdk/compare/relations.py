@@ -289,8 +289,8 @@ def _ints(table: pa.Table, name: str) -> npt.NDArray[np.int64]:
     return np.asarray(filled.to_numpy(), dtype=np.int64)
 
 
-def _opt(value: np.int64) -> int | None:
-    return None if value == _NULL else int(value)
+#: an expected relation's window, from its first row
+_WINDOW = ("window_open_ms", "window_close_ms", "triples_in_window")
 
 
 def _group(
@@ -313,37 +313,47 @@ def _group(
     if "t0_ms" in by:
         change |= np.diff(t0) != 0
     starts = np.concatenate(([0], np.flatnonzero(change) + 1))
-    ends = np.concatenate((starts[1:], [table.num_rows]))
-    t_sys = _ints(table, "t_sys_ns")
-    t_sys_max = np.maximum.reduceat(t_sys, starts)  # _NULL is the smallest int64
-    t_app = _ints(table, "t_app_ms")
-    w_open = _ints(table, "window_open_ms")
-    w_close = _ints(table, "window_close_ms")
-    w_triples = _ints(table, "triples_in_window")
-    out: list[tuple[int, Relation]] = []
+    ends = np.concatenate((starts[1:], [table.num_rows])).tolist()
+    # column-wise, then zipped: a numpy call or an index per relation cost more than the
+    # grouping itself for an eager engine's expected output (millions of one-row relations)
+    n = len(starts)
+    window = [_opts(_ints(table, c), starts) if expected else [None] * n for c in _WINDOW]
+    t_sys = _opts(np.maximum.reduceat(_ints(table, "t_sys_ns"), starts))  # _NULL is smallest
+    holes = np.logical_or.reduceat(codes < 0, starts).tolist()  # an empty relation's row
     blank = np.array([has_bnode(k) for k in keys] + [False], dtype=bool)
-    for r, (lo, hi) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-        run = codes[lo:hi]
-        if hi - lo == 1:  # the common case (eager engines): skip numpy's fancy indexing
-            rows: tuple[BindingKey, ...] = (keys[run[0]],) if run[0] >= 0 else ()
-        else:
-            rows = tuple(key_of[run[run >= 0]])
-        if blank[run].any():
+    blanks = np.logical_or.reduceat(blank[codes], starts).tolist()
+    row_keys = key_of[codes].tolist()  # None for an empty relation's row (code -1)
+    out: list[tuple[int, Relation]] = []
+    for lo, hi, hole, has_blank, t0_ms, *fields in zip(
+        starts.tolist(),
+        ends,
+        holes,
+        blanks,
+        t0[starts].tolist(),
+        seq[starts].tolist(),
+        _opts(_ints(table, "t_app_ms"), starts),
+        t_sys,  # the relation is complete when its last row arrived
+        *window,
+        strict=True,
+    ):
+        rows: tuple[BindingKey, ...] = tuple(row_keys[lo:hi])
+        if hole:
+            rows = tuple(k for k in rows if k is not None)
+        if has_blank:
             rows = canonical_rows(rows)
             for key in rows:
                 labels.setdefault(key, key_json(key))
-        rel = Relation(
-            seq=int(seq[lo]),
-            rows=rows,
-            t_app_ms=_opt(t_app[lo]),
-            # the relation is complete when its last row arrived
-            t_sys_ns=_opt(t_sys_max[r]),
-            window_open_ms=_opt(w_open[lo]) if expected else None,
-            window_close_ms=_opt(w_close[lo]) if expected else None,
-            triples_in_window=_opt(w_triples[lo]) if expected else None,
-        )
-        out.append((int(t0[lo]), rel))
+        seq_r, t_app, t_sys_r, w_open, w_close, w_triples = fields
+        out.append((t0_ms, Relation(seq_r, rows, t_app, t_sys_r, w_open, w_close, w_triples)))
     return out
+
+
+def _opts(
+    values: npt.NDArray[np.int64], at: npt.NDArray[np.int64] | None = None
+) -> list[int | None]:
+    """``values`` (at ``at``) as Python ints, None where null."""
+    picked = values if at is None else values[at]
+    return [None if v == _NULL else v for v in picked.tolist()]
 
 
 def result_relations(
