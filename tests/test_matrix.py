@@ -521,7 +521,9 @@ def test_an_oracle_failure_is_computed_once_and_a_rerun_tries_again(
     toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both repetitions share one oracle key: the second is told why the first failed instead
-    of computing it again (an out-of-heap job costs minutes each time); a rerun judges both."""
+    of computing it again (an out-of-heap job costs minutes each time). The failure is the
+    oracle's size limit, which the same inputs meet again: a rerun leaves both cells as they
+    are, without planning the job again; with the limit raised, --retry-failed judges both."""
     write_inputs(tmp_path)
     spec_path = write_spec(tmp_path, ORACLE_SPEC.replace('"q1.rspql", "qf.rspql"', '"q1.rspql"'))
     monkeypatch.setenv("RSP_ORACLE_MAX_REPORTS", "1")  # a real refusal of the oracle's
@@ -532,9 +534,12 @@ def test_an_oracle_failure_is_computed_once_and_a_rerun_tries_again(
     assert "failed on the same inputs earlier in this run (TooManyReports" in second["reason"]
     assert result.oracle_computed == 0
     monkeypatch.delenv("RSP_ORACLE_MAX_REPORTS")
-    again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
+    rerun = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out")
+    assert (rerun.ran, rerun.judged, rerun.skipped, rerun.oracle_computed) == (0, 0, 2, 0)
+    assert rerun.rows == result.rows
+    again = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out", retry_failed=True)
     assert [r["verdict"] for r in again.rows] == ["correct", "correct"]
-    assert (again.ran, again.oracle_computed, again.oracle_reused) == (0, 1, 1)
+    assert (again.ran, again.judged, again.oracle_computed, again.oracle_reused) == (0, 2, 1, 1)
 
 
 def _rejudge_by_hand(out: Path, row: dict[str, Any]) -> None:

@@ -151,7 +151,12 @@ def run_command(
         int, typer.Option("--jobs", "-j", min=1, help="cells side by side (clock-free ones)")
     ] = 1,
     retry_failed: Annotated[
-        bool, typer.Option("--retry-failed", help="rerun failed, timed-out, interrupted cells")
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="rerun failed, timed-out, interrupted cells; judge again the cells not judged for "
+            "the oracle's size limits (after raising RSP_ORACLE_MAX_REPORTS or _SCOPE)",
+        ),
     ] = False,
     rerun: Annotated[
         bool,

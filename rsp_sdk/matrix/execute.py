@@ -241,14 +241,33 @@ def needs_judging(cell: Cell) -> bool:
     return bool({Metric.CSRBENCH.value, Metric.YABENCH.value} & set(cell.metrics))
 
 
-def unjudged(cell: Cell, done: dict[str, Any] | None, store: Store) -> bool:
+def unjudged(
+    cell: Cell, done: dict[str, Any] | None, store: Store, *, past_limits: bool = False
+) -> bool:
     """The engine's run finished but its judgement is missing: the matrix died while judging
     (no cell.json yet, status.json says ok) or judging failed, e.g. the oracle's JVM went down
     with a Ctrl-C (cell.json says ok but not_judged). Such a cell is judged again from its
-    recording; the engine is not rerun."""
+    recording; the engine is not rerun. A judgement past the oracle's size limits
+    (``LIMITS``) would fail again as it did: it is tried again only with ``past_limits``
+    (--retry-failed, after raising a limit) — every rerun of YABench's folder spent minutes
+    re-planning its eager engines' largest cells to reach the same reason."""
     if done is None:
         return store.run_finished(cell.key)
-    return done.get("state") == "ok" and done.get("verdict") == "not_judged" and needs_judging(cell)
+    if not (done.get("state") == "ok" and done.get("verdict") == "not_judged"):
+        return False
+    return needs_judging(cell) and (past_limits or not beyond_limits(done))
+
+
+#: judging failures that come from the oracle's size limits, not from a crash: the same inputs
+#: meet them again (``rsp_sdk.oracle.s2r.TooManyReports``, ``rsp_sdk.oracle.narrow.TooLarge``)
+LIMITS = ("TooManyReports", "TooLarge")
+
+
+def beyond_limits(done: dict[str, Any]) -> bool:
+    """The cell's judgement failed on one of the oracle's ``LIMITS`` (or was told that an
+    earlier cell's had: ``OracleFailedEarlier``, naming it)."""
+    reason = str(done.get("reason") or "")
+    return reason.startswith(JUDGING_FAILED) and any(f"{name}:" in reason for name in LIMITS)
 
 
 def judge_cell(
@@ -309,9 +328,9 @@ def _judge(
     except Exception as exc:
         if interrupted():  # the Spark job was cancelled by Ctrl-C: not a finding
             raise KeyboardInterrupt from exc
-        reason = f"judging failed: {type(exc).__name__}: {exc}"
+        reason = f"{JUDGING_FAILED}{type(exc).__name__}: {exc}"
         if oracle.session_died():  # the next cell gets a new session (a rerun re-judges this)
-            reason = f"judging failed: {DEAD_JVM} ({type(exc).__name__})"
+            reason = f"{JUDGING_FAILED}{DEAD_JVM} ({type(exc).__name__})"
         return {"verdict": "not_judged", "reason": reason}
 
 
@@ -376,6 +395,9 @@ def _window_scale(cell: Cell, adapter: Adapter, stream: PreparedStream) -> float
         return None
     return window_scale(app_time, feeder, stream_timeline(stream.path))
 
+
+#: how the reason of a failed judgement starts
+JUDGING_FAILED = "judging failed: "
 
 #: why a judgement failed when the oracle's JVM died under it (the cause seen so far: its heap)
 DEAD_JVM = (

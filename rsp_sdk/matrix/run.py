@@ -225,12 +225,13 @@ def _todo(
     """The cells to run or judge, in plan order, and among them those to judge only (a finished
     run whose judgement is missing: its record, None if it has none). A finished cell is
     skipped — so a killed matrix resumes — unless its state is in ``again`` (``RETRY``:
-    --retry-failed, ``RERUN``: --rerun); such a cell's old record is retired first."""
+    --retry-failed, ``RERUN``: --rerun); such a cell's old record is retired first. A cell
+    not judged for the oracle's size limits is judged again with --retry-failed only."""
     todo: list[Cell] = []
     to_judge: dict[str, dict[str, Any] | None] = {}
     for cell in cells:
         done = store.done(cell.key)
-        if again is not RERUN and unjudged(cell, done, store):
+        if again is not RERUN and unjudged(cell, done, store, past_limits=bool(again)):
             to_judge[cell.key] = done
             todo.append(cell)
             continue
