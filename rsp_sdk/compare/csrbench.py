@@ -186,28 +186,33 @@ def _best_failure(t0: int, expected: list[Relation], actual: list[Relation]) -> 
     return best
 
 
+def _rank(run: _Run) -> tuple[int, int]:
+    """A failure's plausibility: the most actual relations matched, then the fewest differing
+    bindings."""
+    return (run.matched, -run.diff_size)
+
+
 def _most_plausible(
-    tried: list[tuple[int, list[_Run]]],
+    best: tuple[_Run, int] | None,
+    no_start: list[int],
+    candidates: list[int],
     expected: Mapping[int, RelationStream],
     actual: list[Relation],
 ) -> _Run:
-    """The failure to report: the most actual relations matched, then the fewest differing
-    bindings, the earliest candidate on a tie. A candidate with no start stands for its
-    ``_best_failure`` (nothing matched), which is built only when no attempt matched anything:
-    it compares the first output with every expected relation of the candidate, and most
-    candidates of an eager engine have no start (CQELS's YABench E3 at 200 stations: 49 of
-    its 140 s of judging)."""
-    if max((r.matched for _, runs in tried for r in runs), default=0) == 0:
-        tried = [
-            (t0, runs or [_best_failure(t0, expected[t0].relations, actual)]) for t0, runs in tried
-        ]
-    best: _Run | None = None
-    for _, runs in tried:
-        for run in runs:
-            if best is None or (run.matched, -run.diff_size) > (best.matched, -best.diff_size):
-                best = run
+    """The failure to report: the highest ``_rank``, the earliest candidate on a tie. ``best``
+    is the best attempt and its candidate's position; a candidate with no start (positions
+    ``no_start``) stands for its ``_best_failure``, which matched nothing and is built only
+    when no attempt matched anything: it compares the first output with every expected
+    relation of the candidate, and most candidates of an eager engine have no start (CQELS's
+    YABench E3 at 200 stations: 49 of its 140 s of judging)."""
+    if best is not None and best[0].matched > 0:
+        return best[0]
+    for i in no_start:
+        run = _best_failure(candidates[i], expected[candidates[i]].relations, actual)
+        if best is None or (_rank(run), -i) > (_rank(best[0]), -best[1]):
+            best = (run, i)
     assert best is not None
-    return best
+    return best[0]
 
 
 def _trivial(
@@ -361,12 +366,14 @@ def verdict(
     rels = actual.relations
     if not rels or not candidates:
         return _trivial(expected, actual, allow_split)
-    tried: list[tuple[int, list[_Run]]] = []
-    for t0 in candidates:
+    best: tuple[_Run, int] | None = None  # only the best attempt is kept: a failure holds sets
+    no_start: list[int] = []
+    for i, t0 in enumerate(candidates):
         exp = expected[t0].relations
         starts = _candidate_starts(exp, rels[0], allow_split)
         runs = [_attempt(t0, exp, rels, s, allow_split) for s in starts]
-        tried.append((t0, runs))
+        if not runs:
+            no_start.append(i)
         for run in runs:
             if run.ok:
                 return CsrbenchVerdict(
@@ -382,19 +389,23 @@ def verdict(
                     splits_allowed=allow_split,
                     notes=notes,
                 )
-    best = _most_plausible(tried, expected, rels)
-    exp_stream = expected[best.t0]
-    exp_rel = exp_stream.relations[best.expected_index] if best.expected_index is not None else None
-    act_rel = rels[best.actual_index]
+            if best is None or _rank(run) > _rank(best[0]):
+                best = (run, i)
+    failure = _most_plausible(best, no_start, candidates, expected, rels)
+    exp_stream = expected[failure.t0]
+    exp_rel = (
+        exp_stream.relations[failure.expected_index] if failure.expected_index is not None else None
+    )
+    act_rel = rels[failure.actual_index]
     # show each binding as its own side wrote it
     as_expected = RelationStream(actual.query, [], {**actual.labels, **exp_stream.labels})
     as_emitted = RelationStream(actual.query, [], {**exp_stream.labels, **actual.labels})
     divergence = Divergence(
-        t0_ms=best.t0,
-        start_seq=exp_stream.relations[best.start].seq if best.start is not None else None,
-        matched_relations=best.matched,
-        reason=best.reason,
-        actual_index=best.actual_index,
+        t0_ms=failure.t0,
+        start_seq=exp_stream.relations[failure.start].seq if failure.start is not None else None,
+        matched_relations=failure.matched,
+        reason=failure.reason,
+        actual_index=failure.actual_index,
         actual_seq=act_rel.seq,
         actual_t_app_ms=act_rel.t_app_ms,
         actual_t_sys_ns=act_rel.t_sys_ns,
@@ -402,16 +413,16 @@ def verdict(
         expected_t_app_ms=exp_rel.t_app_ms if exp_rel else None,
         expected_window_open_ms=exp_rel.window_open_ms if exp_rel else None,
         expected_window_close_ms=exp_rel.window_close_ms if exp_rel else None,
-        missing=as_expected.show(best.missing),
-        extra=as_emitted.show(best.extra),
+        missing=as_expected.show(failure.missing),
+        extra=as_emitted.show(failure.extra),
     )
     return CsrbenchVerdict(
         query=actual.query or exp_stream.query,
         correct=False,
         t0=None,
         actual_relations=len(rels),
-        matched_relations=best.matched,
-        split_relations=best.splits,
+        matched_relations=failure.matched,
+        split_relations=failure.splits,
         candidates=candidates,
         splits_allowed=allow_split,
         divergence=divergence,
