@@ -317,21 +317,21 @@ def _group(
     # column-wise, then zipped: a numpy call or an index per relation cost more than the
     # grouping itself for an eager engine's expected output (millions of one-row relations)
     n = len(starts)
-    window = [_opts(_ints(table, c), starts) if expected else [None] * n for c in _WINDOW]
+    window = [_opts(_ints(table, c)[starts]) if expected else [None] * n for c in _WINDOW]
     t_sys = _opts(np.maximum.reduceat(_ints(table, "t_sys_ns"), starts))  # _NULL is smallest
     holes = np.logical_or.reduceat(codes < 0, starts).tolist()  # an empty relation's row
     blank = np.array([has_bnode(k) for k in keys] + [False], dtype=bool)
     blanks = np.logical_or.reduceat(blank[codes], starts).tolist()
     row_keys = key_of[codes].tolist()  # None for an empty relation's row (code -1)
     out: list[tuple[int, Relation]] = []
-    for lo, hi, hole, has_blank, t0_ms, *fields in zip(
+    for lo, hi, hole, has_blank, t0_ms, seq_r, t_app, t_sys_r, w_open, w_close, w_triples in zip(
         starts.tolist(),
         ends,
         holes,
         blanks,
         t0[starts].tolist(),
         seq[starts].tolist(),
-        _opts(_ints(table, "t_app_ms"), starts),
+        _opts(_ints(table, "t_app_ms")[starts]),
         t_sys,  # the relation is complete when its last row arrived
         *window,
         strict=True,
@@ -343,17 +343,13 @@ def _group(
             rows = canonical_rows(rows)
             for key in rows:
                 labels.setdefault(key, key_json(key))
-        seq_r, t_app, t_sys_r, w_open, w_close, w_triples = fields
         out.append((t0_ms, Relation(seq_r, rows, t_app, t_sys_r, w_open, w_close, w_triples)))
     return out
 
 
-def _opts(
-    values: npt.NDArray[np.int64], at: npt.NDArray[np.int64] | None = None
-) -> list[int | None]:
-    """``values`` (at ``at``) as Python ints, None where null."""
-    picked = values if at is None else values[at]
-    return [None if v == _NULL else v for v in picked.tolist()]
+def _opts(values: npt.NDArray[np.int64]) -> list[int | None]:
+    """``values`` as Python ints, None where null."""
+    return [None if v == _NULL else v for v in values.tolist()]
 
 
 def result_relations(
