@@ -59,6 +59,7 @@ def test_crash_on_push(combo: tuple[str, str, Any], tmp_path: Path) -> None:
         session.push(SCENARIO.stream, b[1])
     msg = str(info.value)
     assert "exit code 77" in msg and "simulated crash in push 2" in msg, msg
+    assert "simulated crash in push 2" in msg.splitlines()[0], msg  # what a table shows
     assert info.value.verb == "push"
     session.close()
     watch.assert_clean()

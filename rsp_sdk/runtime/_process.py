@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psutil
 
+from rsp_sdk.runtime._cause import died
 from rsp_sdk.runtime.base import EngineCrashed
 
 
@@ -122,7 +123,5 @@ def crashed(
         with contextlib.suppress(ValueError):
             status = f"killed by {signal.Signals(-code).name}"
     tail = log_tail(log_path)
-    message = f"engine process {proc.pid} died ({status})"
-    if tail:
-        message += f"; log {log_path} ends with:\n{tail}"
+    message = died(f"engine process {proc.pid} died ({status})", log_path, tail)
     return EngineCrashed(verb, message, engine_trace=tail or None)

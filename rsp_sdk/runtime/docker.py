@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from rsp_sdk.errors import RspError
 from rsp_sdk.images.client import LABEL, DockerUnavailable, docker_client, docker_unavailable
+from rsp_sdk.runtime._cause import died
 from rsp_sdk.runtime._channel import HostChannel
 from rsp_sdk.runtime._process import log_tail
 from rsp_sdk.runtime.base import (
@@ -268,12 +269,11 @@ class ContainerOwner(HostChannel):
         self.host.wait(2.0)
         self.host.drain_logs(2.0)
         tail = log_tail(self.log_path)
-        message = (
+        head = (
             f"engine process {self.host.pid} died ({self.host.describe_exit()}) "
             f"in container {self.host.short_id}"
         )
-        if tail:
-            message += f"; log {self.log_path} ends with:\n{tail}"
+        message = died(head, self.log_path, tail)
         err = EngineCrashed(verb, message, engine_trace=tail or None)
         self._fail(err)
         return err
@@ -449,11 +449,9 @@ class DockerRuntime:
             )
         host.drain_logs(2.0)
         tail = log_tail(log_path)
-        message = (
-            f"engine process {host.pid} died ({host.describe_exit()}) in container {host.short_id}"
-        )
-        if tail:
-            message += f"; log {log_path} ends with:\n{tail}"
+        head = f"engine process {host.pid} died ({host.describe_exit()})"
+        head += f" in container {host.short_id}"
+        message = died(head, log_path, tail)
         return EngineCrashed("start", message, engine_trace=tail or None)
 
 
