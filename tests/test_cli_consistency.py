@@ -127,3 +127,26 @@ def test_usage_lines_are_plain() -> None:
     assert len(lines) > 30
     odd = [line for line in lines if "{" in line or "<" in line]
     assert not odd, odd
+
+
+def test_every_command_summary_is_one_paragraph_line() -> None:
+    """A group's command list shows each command's first help paragraph with its line breaks
+    kept (typer's rich mode): a summary wrapped in the source came out broken mid-sentence."""
+    import inspect
+
+    import typer.main
+
+    from rsp_sdk.cli import app
+
+    def summaries(group: typer.core.TyperGroup, path: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for name, sub in getattr(group, "commands", {}).items():
+            text = inspect.cleandoc(sub.short_help or sub.help or "")
+            found[f"{path} {name}"] = text.split("\n\n")[0]
+            found |= summaries(sub, f"{path} {name}")
+        return found
+
+    found = summaries(typer.main.get_command(app), "rsp")
+    assert "rsp matrix plan" in found and len(found) > 30
+    broken = {path: text for path, text in found.items() if "\n" in text or not text}
+    assert not broken, broken

@@ -74,8 +74,10 @@ def check_command(
     spark_master: SparkMasterOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Judge FILE against the expected output: exit 0 if correct, 1 if incorrect or no output
-    (nothing emitted where relations are expected), 2 on bad input, 3 on an internal error."""
+    """Judge FILE against the expected output of every candidate t0.
+
+    Exit 0 if correct, 1 if incorrect or no output (nothing emitted where relations are
+    expected), 2 on bad input, 3 on an internal error."""
     from rsp_sdk.compare.check import check_run
 
     if (gracious or output is not None) and metrics is not Metrics.YABENCH:

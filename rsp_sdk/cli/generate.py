@@ -300,8 +300,9 @@ def social(
     ] = _SOCIAL.stream_prefix,
     as_json: Json = False,
 ) -> None:
-    """LSBench-like social network: profiles and friendships (static), posts/comments, likes,
-    photos with user tags and GPS positions (five streams)."""
+    """LSBench-like social network: five streams of posts, comments, likes and photos.
+
+    Profiles and friendships are static data; photos carry user tags and GPS positions."""
     started = time.perf_counter()
     params = validated(
         SocialParams,
@@ -376,8 +377,10 @@ def water(
     ] = _WATER.stream,
     as_json: Json = False,
 ) -> None:
-    """Ren et al. 2016 water network: flow observations with tags, a chlorine observation every
-    50 messages, static sensor data (label, manufacturer, sector)."""
+    """Ren et al. 2016 water network: flow observations with tags, static sensor data.
+
+    A chlorine observation every 50 messages; the static data gives each sensor a label, a
+    manufacturer and a sector."""
     started = time.perf_counter()
     params = validated(
         WaterParams,

@@ -227,8 +227,9 @@ def prune(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Remove rsp-sdk images that are not on the current base lock (and, with --engines, all
-    engine images); containers are never left running, so nothing else holds them."""
+    """Remove rsp-sdk images not on the current base lock (--engines: all engine images).
+
+    Containers are never left running, so nothing else holds the images."""
     from rsp_sdk.images import docker_client
     from rsp_sdk.images.client import LABEL
     from rsp_sdk.images.lock import load_lock

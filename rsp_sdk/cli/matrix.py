@@ -72,9 +72,10 @@ def plan_command(
         ),
     ] = None,
 ) -> None:
-    """List the cells a spec runs, refused/unavailable ones with the reason, and the expected
-    wall time. Runs nothing (a stream is generated, in a temporary folder, only the first
-    time its recipe is seen: its sha256 is part of every cell key)."""
+    """List a spec's cells, why some will be skipped, and the expected wall time.
+
+    Runs nothing (a stream is generated, in a temporary folder, only the first time its
+    recipe is seen: its sha256 is part of every cell key)."""
     from rsp_sdk.matrix.estimate import estimate
     from rsp_sdk.matrix.plan import CellState
     from rsp_sdk.matrix.ratesearch import max_probes, targets
@@ -170,8 +171,9 @@ def run_command(
     spark_master: SparkMasterOpt = None,
     as_json: AsJson = False,
 ) -> None:
-    """Run every cell of SPEC not yet done in OUTPUT (a rerun resumes), judge each output,
-    then print the comparison tables and the results path. Exit 0 unless a cell that ran was
+    """Run and judge every cell of SPEC not yet done in OUTPUT (a rerun resumes).
+
+    Then print the comparison tables and the results path. Exit 0 unless a cell that ran was
     judged incorrect or failed (1)."""
     from rsp_sdk.matrix.run import run_matrix
     from rsp_sdk.matrix.spec import load_spec
