@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -1020,6 +1021,49 @@ def test_a_cell_whose_judging_failed_is_listed_with_why() -> None:
     text = console.export_text()
     assert "judging failed: X" in text
     assert " b " not in text and " c " not in text
+
+
+def test_repetitions_that_failed_alike_are_one_row_and_a_race_shows_its_odds() -> None:
+    """Ten repetitions of a deterministic wrong answer are one row naming them (rep=1–3), a
+    repetition that failed otherwise keeps its own row beside it, and the verdict grid counts
+    each outcome when repetitions disagree."""
+    from rich.console import Console
+
+    from rsp_sdk.cli.matrix_tables import reasons_table, verdict_table
+
+    def row(engine: str, stream: str, rep: int, verdict: str, why: str | None) -> dict[str, Any]:
+        label = f"{engine}@py4j/q/{stream}/afap/rep={rep}"
+        return {
+            "label": label,
+            "engine": engine,
+            "runtime": "py4j",
+            "query": "q",
+            "stream": stream,
+            "repetition": rep,
+            "state": "ok",
+            "verdict": verdict,
+            "t0_ms": 0 if verdict == "correct" else None,
+            "divergence": why,
+        }
+
+    rows = [row("e", "s1", rep, "incorrect", "relation 2 differs") for rep in (1, 2, 3)]
+    rows += [row("e", "s1", 5, "incorrect", "relation 7 differs")]
+    rows += [row("f", "s1", 1, "correct", None), row("e", "s2", 1, "correct", None)]
+    rows += [row("e", "s2", rep, "incorrect", "no relation matches") for rep in (2, 4)]
+    console = Console(record=True, width=200)
+    console.print(reasons_table(rows, "t"))
+    listed = [line for line in console.export_text().splitlines() if "@py4j/" in line]
+    cells = [line.split("│")[1].strip() for line in listed]
+    assert cells == [
+        "e@py4j/q/s1/afap/rep=1–3",
+        "e@py4j/q/s1/afap/rep=5",
+        "e@py4j/q/s2/afap/rep=2,4",
+    ], listed
+    console = Console(record=True, width=200)
+    console.print(verdict_table(rows, "v", console.width))
+    grid = console.export_text()
+    # e on s1: four incorrect, no count; on s2: rep 1 correct, reps 2 and 4 not
+    assert re.search(r"e@py4j\s+│ incorrect\s+│ 1 correct/2 incorrect", grid), grid
 
 
 class _ToyNeedsToken(ToyPyAdapter):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,10 +44,15 @@ def _num(v: float | None, fmt: str = "{:.1f}") -> str:
 
 
 def _verdict_text(members: list[dict[str, Any]]) -> str:
-    """The outcomes of one engine × query (colour markup), with t0 when all are correct."""
-    words = sorted({outcome(r) for r in members})
+    """The outcomes of one engine × query (colour markup), with t0 when all are correct; when
+    repetitions disagree, how many gave each ("2 correct/2 incorrect": a race shows its odds)."""
+    counts = Counter(outcome(r) for r in members)
+    words = sorted(counts)
     t0s = sorted({r["t0_ms"] for r in members if r.get("t0_ms") is not None})
-    text = "/".join(f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words)
+    shown = [f"[{COLOURS.get(w, 'white')}]{w}[/]" for w in words]
+    if len(words) > 1:
+        shown = [f"{counts[w]} {text}" for w, text in zip(words, shown, strict=True)]
+    text = "/".join(shown)
     if t0s and words == ["correct"]:
         text += f" {t0s[0]}"
     if any(r.get("t0_narrowed") for r in members):
@@ -186,7 +191,12 @@ def reasons_table(rows: list[dict[str, Any]], title: str) -> Table:
     for col in ("cell", "state", "why"):
         t.add_column(col, overflow="fold")
     seen: set[tuple[str, str]] = set()
-    for r in rows:
+    # the repetitions of a cell that failed alike are one row (YABench: ten repetitions of a
+    # deterministic engine's wrong answer would be ten rows saying the same)
+    alike: dict[tuple[str, str, str], list[int | None]] = {}
+    where: dict[str, tuple[int, ...]] = {}
+    firsts = _first_seen(rows)
+    for n, r in enumerate(rows):
         failed_judging = r.get("verdict") == "not_judged" and r.get("reason")
         unjudged = r.get("verdict") not in ("incorrect", "no_output") and not failed_judging
         if r["state"] == "ok" and unjudged:
@@ -195,8 +205,50 @@ def reasons_table(rows: list[dict[str, Any]], title: str) -> Table:
         if (r["state"], why) in seen and r["state"] == "unavailable":
             continue
         seen.add((r["state"], why))
-        t.add_row(r["label"], f"[{COLOURS.get(outcome(r), 'white')}]{outcome(r)}[/]", why[:300])
+        base, rep = _split_rep(r["label"])
+        alike.setdefault((base, outcome(r), why), []).append(rep)
+        where.setdefault(base, (*(firsts[a][_axis(r, a)] for a in _PLACE), n))
+    for (base, word, why), reps in sorted(alike.items(), key=lambda kv: where[kv[0][0]]):
+        t.add_row(base + _reps_text(reps), f"[{COLOURS.get(word, 'white')}]{word}[/]", why[:300])
     return t
+
+
+#: a cell's rows go with its engine's, then by query and stream as first seen (a cell whose
+#: first repetition was correct is not listed after every other engine)
+_PLACE = ("engine", "query", "stream")
+
+
+def _axis(row: dict[str, Any], axis: str) -> Any:
+    return f"{row.get('engine')}@{row.get('runtime')}" if axis == "engine" else row.get(axis)
+
+
+def _first_seen(rows: list[dict[str, Any]]) -> dict[str, dict[Any, int]]:
+    firsts: dict[str, dict[Any, int]] = {a: {} for a in _PLACE}
+    for n, r in enumerate(rows):
+        for a in _PLACE:
+            firsts[a].setdefault(_axis(r, a), n)
+    return firsts
+
+
+def _split_rep(label: str) -> tuple[str, int | None]:
+    """A cell label without its ``/rep=N`` tail, and N."""
+    base, sep, rep = label.rpartition("/rep=")
+    return (base, int(rep)) if sep and rep.isdigit() else (label, None)
+
+
+def _reps_text(reps: list[int | None]) -> str:
+    """``/rep=2``, ``/rep=1–4``, ``/rep=1,3,5–7``: the repetitions a row stands for."""
+    numbers = sorted({n for n in reps if n is not None})
+    if not numbers:
+        return ""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs]
+    return "/rep=" + ",".join(parts)
 
 
 def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> Table:
