@@ -1066,6 +1066,38 @@ def test_repetitions_that_failed_alike_are_one_row_and_a_race_shows_its_odds() -
     assert re.search(r"e@py4j\s+│ incorrect\s+│ 1 correct/2 incorrect", grid), grid
 
 
+def test_comparability_of_agreeing_repetitions_is_one_row() -> None:
+    """LSBench comparability: repetitions with the same engines, maximum and answer share a
+    row naming them; one whose maximum differs keeps its own."""
+    from rich.console import Console
+
+    from rsp_sdk.cli.matrix_tables import comparability_table
+
+    def comp(rep: int, mm: float) -> dict[str, Any]:
+        return {
+            "query": "q",
+            "stream": "s",
+            "feeding": "afap",
+            "rate": None,
+            "time_scale": None,
+            "repetition": rep,
+            "engines": "a@py4j, b@py4j",
+            "max_mm_percent": mm,
+            "comparable": mm <= 5,
+            "epsilon_percent": 5.0,
+        }
+
+    comps = [comp(1, 2.0), comp(2, 2.0), comp(3, 40.0), comp(4, 2.0)]
+    console = Console(record=True, width=200)
+    console.print(comparability_table(comps, "c"))
+    lines = [line for line in console.export_text().splitlines() if "a@py4j" in line]
+    cells = [[part.strip() for part in line.split("│")[1:-1]] for line in lines]
+    assert [(c[4], c[6], c[7]) for c in cells] == [
+        ("1–2,4", "2.0", "yes (ε 5 %)"),
+        ("3", "40.0", "no (ε 5 %)"),
+    ], cells
+
+
 class _ToyNeedsToken(ToyPyAdapter):
     name = "toy-needs"
     required_config: ClassVar[Mapping[str, str]] = {

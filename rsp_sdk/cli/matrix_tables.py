@@ -238,17 +238,20 @@ def _split_rep(label: str) -> tuple[str, int | None]:
 
 def _reps_text(reps: list[int | None]) -> str:
     """``/rep=2``, ``/rep=1–4``, ``/rep=1,3,5–7``: the repetitions a row stands for."""
+    ranges = _rep_ranges(reps)
+    return f"/rep={ranges}" if ranges else ""
+
+
+def _rep_ranges(reps: list[int | None]) -> str:
+    """``2``, ``1–4``, ``1,3,5–7`` (empty when no repetition is known)."""
     numbers = sorted({n for n in reps if n is not None})
-    if not numbers:
-        return ""
     runs: list[list[int]] = []
     for n in numbers:
         if runs and n == runs[-1][-1] + 1:
             runs[-1].append(n)
         else:
             runs.append([n])
-    parts = [str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs]
-    return "/rep=" + ",".join(parts)
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
 def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> Table:
@@ -281,25 +284,24 @@ def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> 
 
 
 def comparability_table(comps: list[dict[str, Any]], title: str) -> Table:
-    """LSBench comp(engines, Q, R, ε) per query, stream, feeding, rate and repetition."""
+    """LSBench comp(engines, Q, R, ε) per query, stream, feeding and rate; the repetitions
+    that agree (same engines, same maximum, same answer) share a row."""
     t = Table(title=title)
     for col in ("query", "stream", "feeding", "rate/scale", "rep", "engines", "max mm %", "ok"):
         t.add_column(col, overflow="fold")
+    rows: dict[tuple[str, ...], list[int | None]] = {}
     for c in sorted(comps, key=lambda c: (c["query"], c["stream"], c["rate"] or 0)):
         ok = "[green]yes[/]" if c["comparable"] else "[red]no[/]"
         rate = "" if c["rate"] is None else f"{c['rate']:g}"
         if c.get("time_scale") is not None:
             rate = f"×{c['time_scale']:g}"
-        t.add_row(
-            c["query"],
-            c["stream"],
-            c["feeding"],
-            rate,
-            str(c["repetition"]),
-            c["engines"],
-            f"{c['max_mm_percent']:.1f}",
-            f"{ok} (ε {c['epsilon_percent']:g} %)",
+        mm = f"{c['max_mm_percent']:.1f}"
+        shown = (c["query"], c["stream"], c["feeding"], rate, c["engines"], mm)
+        rows.setdefault((*shown, f"{ok} (ε {c['epsilon_percent']:g} %)"), []).append(
+            c["repetition"]
         )
+    for (query, stream, feeding, rate, engines, mm, ok), reps in rows.items():
+        t.add_row(query, stream, feeding, rate, _rep_ranges(reps), engines, mm, ok)
     return t
 
 
