@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -74,7 +75,12 @@ class PlainUsageCommand(typer.core.TyperCommand):
     """Usage lines in the usual POSIX style, ``rsp stream import [OPTIONS] SRC...``: typer
     writes required arguments as ``{SRC}``, which reads like a shell brace expansion. The
     option tables name value types a user types (``<str>``), not Python's (``<list[str]>``),
-    and a flag takes no value, so it shows none (typer writes ``<bool>``)."""
+    and a flag takes no value, so it shows none (typer writes ``<bool>``). Its help reflows
+    (``reflowed``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflowed(self.help)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's vendored click Context
         return [_plain(piece) for piece in super().collect_usage_pieces(ctx)]
@@ -84,10 +90,25 @@ class PlainUsageCommand(typer.core.TyperCommand):
 
 
 class PlainGroup(typer.core.TyperGroup):
-    """A command group whose own options (``rsp --verbose``) are shown as its commands' are."""
+    """A command group whose own options (``rsp --verbose``) are shown as its commands' are,
+    and whose help reflows (``reflowed``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflowed(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain_types(super().get_params(ctx), ctx)
+
+
+def reflowed(text: str | None) -> str | None:
+    """Each paragraph of a docstring on one line. Typer's rich help keeps a docstring's line
+    breaks, so a paragraph wrapped at 100 columns in the source came out ragged in an
+    80-column terminal; one line per paragraph lets the terminal wrap it."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs)
 
 
 def _plain_types(params: list[Any], ctx: Any) -> list[Any]:
