@@ -48,6 +48,7 @@ PAPER_RC: dict[Any, Any] = {
     "svg.fonttype": "path",  # glyphs as paths: the SVG needs no font on the reader's machine
     "pdf.fonttype": 42,
     "figure.dpi": 100,
+    "savefig.dpi": 200,  # what a dense figure's rasterized points are drawn at (windows.DENSE)
 }
 
 _PROLOG = re.compile(r"^.*?(?=<svg)", re.DOTALL)

@@ -22,6 +22,7 @@ from rsp_sdk.report.artifacts import Artifacts, TableRef
 from rsp_sdk.report.results import Results
 from rsp_sdk.report.section import Section, render
 from rsp_sdk.report.sections import SECTIONS
+from rsp_sdk.report.sections.details import cells_table
 from rsp_sdk.util.atomic import atomic_path
 
 MARKER = "report.json"
@@ -91,7 +92,9 @@ def build_report(
         ]
         all_cells = results.frame()
         all_cells.to_csv(tmp / "data" / "cells.csv", index=False)
-        out.table("cells", all_cells, "Every finished cell (the columns of cell.json)")
+        caption = "Every finished cell: verdict and headline numbers (all of cell.json: "
+        caption += "data/cells.csv)"
+        out.table("cells", cells_table(results.cells), caption)
         generated = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         css = resources.files("rsp_sdk.report").joinpath("templates/page.css").read_text("utf-8")
         page = render(

@@ -11,6 +11,9 @@ from rsp_sdk.report.artifacts import FULL_IN, Artifacts, FigureRef, margins, pap
 from rsp_sdk.report.results import CellRecord
 
 MAX_BORDERS = 200  # beyond this many windows the border lines would paint the axes grey
+# beyond this many windows the points and bars are drawn as one image inside the vector figure:
+# an eager engine's thousands of windows made a 4 MB SVG (the page inlines every figure)
+DENSE = 500
 
 
 def figure(out: Artifacts, name: str, cell: CellRecord, frame: pd.DataFrame) -> FigureRef | None:
@@ -34,20 +37,25 @@ def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
     width = _width(close_s)
     fig = paper_figure(FULL_IN, 4.2)
     ax_pr, ax_delay, ax_size = fig.subplots(3, 1, sharex=True)
+    dense = len(f) > DENSE
     if len(f) <= MAX_BORDERS:
         borders = sorted(set(((f["open_ms"] - t0) / 1000.0).tolist()) | set(close_s.tolist()))
         for ax in (ax_pr, ax_delay, ax_size):
             for b in borders:
                 ax.axvline(b, color="#9e9e9e", lw=0.4, ls=":", zorder=0)
     # precision as big hollow circles, recall as small squares: both stay visible when equal
-    ax_pr.plot(close_s, f["precision"], label="precision", marker="o", ms=6, mfc="none")
-    ax_pr.plot(close_s, f["recall"], label="recall", marker="s", ms=2.5, ls="--")
+    ax_pr.plot(
+        close_s, f["precision"], label="precision", marker="o", ms=6, mfc="none", rasterized=dense
+    )
+    ax_pr.plot(close_s, f["recall"], label="recall", marker="s", ms=2.5, ls="--", rasterized=dense)
     ax_pr.set_ylim(-0.05, 1.4)  # the legend sits above 1, clear of the points
     ax_pr.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax_pr.set_ylabel("score (0–1)")
     ax_pr.legend(loc="upper right", ncols=2)
     if f["delay_ms"].notna().any():
-        ax_delay.bar(close_s, f["delay_ms"].fillna(0), width=width, color="#5e81ac")
+        ax_delay.bar(
+            close_s, f["delay_ms"].fillna(0), width=width, color="#5e81ac", rasterized=dense
+        )
         ax_delay.axhline(0, color="#444", lw=0.6)
     else:
         ax_delay.text(0.5, 0.5, "no delay measured", transform=ax_delay.transAxes, ha="center")
@@ -63,12 +71,28 @@ def draw(frame: pd.DataFrame) -> tuple[Figure, pd.DataFrame]:
         edgecolor="#7b88a0",
         lw=0.4,
         label="triples in window [open, close)",
+        rasterized=dense,
     )
     ax_size.set_ylabel("triples")
     ax_size.set_ylim(0, max(float(f["triples"].max()), 1.0) * 1.45)  # room for the legend
     rows = ax_size.twinx()
-    rows.plot(close_s, f["expected_rows"], marker="o", color="#1a9850", label="expected rows")
-    rows.plot(close_s, f["actual_rows"], marker="x", ls="--", color="#d73027", label="actual rows")
+    rows.plot(
+        close_s,
+        f["expected_rows"],
+        marker="o",
+        color="#1a9850",
+        label="expected rows",
+        rasterized=dense,
+    )
+    rows.plot(
+        close_s,
+        f["actual_rows"],
+        marker="x",
+        ls="--",
+        color="#d73027",
+        label="actual rows",
+        rasterized=dense,
+    )
     rows.set_ylabel("result rows")
     rows.yaxis.set_major_locator(MaxNLocator(integer=True))
     top = max(float(f[["expected_rows", "actual_rows"]].max().max()), 1.0)

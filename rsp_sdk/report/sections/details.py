@@ -51,13 +51,32 @@ class Line:
     differs: bool  # missing from the actual, or extra in it
 
 
+#: rows shown per side of a divergence: a YABench relation at 1,000 stations holds thousands,
+#: and every one of them on the page made it hundreds of megabytes
+SHOWN_ROWS = 40
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a divergence: the rows shown (those that differ first), and how many more
+    rows, and of them differing ones, the page leaves out."""
+
+    lines: list[Line]
+    total: int
+    hidden_differing: int
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.lines)
+
+
 @dataclass(frozen=True)
 class Divergence:
     label: str
     text: str
     where: str
-    expected: list[Line]
-    actual: list[Line]
+    expected: Side
+    actual: Side
     no_expected: bool  # the expected output had ended: no expected relation to compare with
 
 
@@ -91,6 +110,14 @@ def repetition_table(cells: list[CellRecord]) -> TableRef:
     frame = pd.DataFrame([[_fmt(r[k]) for k in cols] for r in rows])
     frame.columns = [REPETITION_COLUMNS[k] for k in cols]
     return TableRef("cells", "Repetitions", frame)
+
+
+def cells_table(cells: list[CellRecord]) -> pd.DataFrame:
+    """Every cell by its label with the repetition table's columns — the paper's table; the
+    rest of cell.json (keys, hashes, a divergence's bindings) is data/cells.csv's."""
+    frame = repetition_table(cells).frame
+    frame.insert(0, "cell", [c.label for c in cells])
+    return frame
 
 
 def _canonical(binding: Any) -> str:
@@ -144,7 +171,17 @@ def divergence(results: Results, cell: CellRecord) -> Divergence | None:
     if detail.get("actual_seq") is not None:
         where += f", emitted relation #{detail['actual_seq']}"
     ended = "expected_seq" in detail and detail["expected_seq"] is None
-    return Divergence(cell.label, cell.divergence or "", where, left, right, ended)
+    return Divergence(cell.label, cell.divergence or "", where, _side(left), _side(right), ended)
+
+
+def _side(lines: list[Line], limit: int = SHOWN_ROWS) -> Side:
+    """At most ``limit`` of ``lines``: the differing ones first, then the others, in order."""
+    if len(lines) <= limit:
+        return Side(lines, len(lines), 0)
+    differing = [n for n, line in enumerate(lines) if line.differs]
+    same = [n for n, line in enumerate(lines) if not line.differs]
+    kept = sorted((differing + same)[:limit])
+    return Side([lines[n] for n in kept], len(lines), max(0, len(differing) - limit))
 
 
 def _first(
@@ -155,6 +192,15 @@ def _first(
         if frame is not None:
             return c, frame
     return None
+
+
+def _alike(cells: list[CellRecord], field: str) -> list[CellRecord]:
+    """The first repetition of each distinct ``field`` text: ten repetitions failing alike are
+    shown once (the repetition table lists them all)."""
+    seen: dict[Any, CellRecord] = {}
+    for c in cells:
+        seen.setdefault(getattr(c, field), c)
+    return list(seen.values())
 
 
 def series_block(results: Results, cells: list[CellRecord], out: Artifacts) -> SeriesBlock:
@@ -180,9 +226,11 @@ def series_block(results: Results, cells: list[CellRecord], out: Artifacts) -> S
         figures.append(box)
     elif len(cells) > 1:
         notes.append("No metric has a value in two repetitions: no boxplots.")
-    divs = [d for c in cells if (d := divergence(results, c)) is not None]
+    divs = [d for c in _alike(cells, "divergence") if (d := divergence(results, c)) is not None]
     reasons = [
-        (c.label, c.reason) for c in cells if c.reason and short_reason(c.reason) != c.reason
+        (c.label, c.reason)
+        for c in _alike(cells, "reason")
+        if c.reason and short_reason(c.reason) != c.reason
     ]
     table = repetition_table(cells)
     return SeriesBlock(sid, title, text, worst.value, table, divs, figures, notes, reasons)
