@@ -294,3 +294,35 @@ def test_a_failure_that_matched_outranks_later_parts_the_output_cannot_start_in(
         assert (d.t0_ms, d.matched_relations, d.reason) == (t0, matched, reason), label
         assert [m["x"]["value"] for m in d.missing] == [f"{EX}{missing}"], label
         assert [m["x"]["value"] for m in d.extra] == [f"{EX}{extra}"], label
+
+
+def test_silence_is_judged_by_counting_each_parts_relations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty output's verdict needs the most relations a candidate expects, not which
+    bindings: the parts are counted, never grouped (SPARQLstream's silent E3 at 500 stations
+    parsed a 1.4 GB table's bindings for it), and the result is the whole table's. By hand:
+    t0 = 20 expects the most, 3 relations; candidates 5 and 25 are members of 0's and 20's
+    classes."""
+    windows = {
+        0: [(0, 10, s("a")), (10, 20, s("z"))],
+        10: [(10, 20, s("x")), (20, 30, s("y"))],
+        20: [(20, 30, s("a")), (30, 40, s("b")), (40, 50, s("c"))],
+    }
+    path = tmp_path / "expected.parquet"
+    write_parts(path, (expected_table({t0: rels}) for t0, rels in windows.items()))
+    table = ExpectedTable(path)
+    rep_of = {0: 0, 5: 0, 10: 10, 20: 20, 25: 20}
+    silent = result_table([])
+    whole = judge_run(table.whole(), silent, PROFILE, R2S.RSTREAM, representative_of=rep_of)
+
+    def grouped(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an empty output's parts were grouped into relations")
+
+    monkeypatch.setattr("rsp_sdk.compare.parts.expected_relations", grouped)
+    have = judge_parts(
+        table.parts, silent, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of
+    )
+    assert have.model_dump(mode="json") == whole.model_dump(mode="json")
+    assert have.state == "no output" and have.verdict.candidates == [0, 5, 10, 20, 25]
+    assert "expects up to 3 relation(s): no output" in " ".join(have.verdict.notes)

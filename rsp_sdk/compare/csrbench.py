@@ -229,6 +229,8 @@ def _trivial(
     rels = actual.relations
     expected_count = max((len(s.relations) for s in expected.values()), default=0)
     query = actual.query or (expected[candidates[0]].query if candidates else "")
+    if not rels:
+        return silent_verdict(query, candidates, expected_count, allow_split)
     base = {
         "query": query,
         "actual_relations": len(rels),
@@ -236,15 +238,6 @@ def _trivial(
         "candidates": candidates,
         "splits_allowed": allow_split,
     }
-    if not rels and expected_count == 0:
-        note = "the engine emitted nothing and the oracle expects no relation"
-        return CsrbenchVerdict(**base, correct=True, t0=None, notes=[note])
-    if not rels:
-        note = (
-            f"the engine emitted nothing where the oracle expects up to {expected_count} "
-            "relation(s): no output"
-        )
-        return CsrbenchVerdict(**base, correct=False, t0=None, notes=[note])
     first = rels[0]
     divergence = Divergence(
         t0_ms=0,
@@ -264,6 +257,28 @@ def _trivial(
     )
     note = "the oracle expects no relation for any t0, the engine emitted some"
     return CsrbenchVerdict(**base, correct=False, t0=None, divergence=divergence, notes=[note])
+
+
+def silent_verdict(
+    query: str, candidates: list[int], expected_count: int, allow_split: bool
+) -> CsrbenchVerdict:
+    """The verdict on an empty output: it needs only the most relations a candidate expects
+    (``_trivial``), so a caller can count them without grouping the expected bindings."""
+    base = {
+        "query": query,
+        "actual_relations": 0,
+        "matched_relations": 0,
+        "candidates": candidates,
+        "splits_allowed": allow_split,
+    }
+    if expected_count == 0:
+        note = "the engine emitted nothing and the oracle expects no relation"
+        return CsrbenchVerdict(**base, correct=True, t0=None, notes=[note])
+    note = (
+        f"the engine emitted nothing where the oracle expects up to {expected_count} "
+        "relation(s): no output"
+    )
+    return CsrbenchVerdict(**base, correct=False, t0=None, notes=[note])
 
 
 def same_expectation(expected: Mapping[int, RelationStream], t0: int) -> list[tuple[int, int]]:
