@@ -59,7 +59,8 @@ def _report(rsp_exe: list[str], tmp_path: Path, cells: list[dict[str, Any]]) -> 
         json.dumps({"format": 1, "spec": {"name": "citybench"}, "plan": plan})
     )
     out = tmp_path / "REPORT"
-    run_rsp(rsp_exe, "report", results, "-o", out)
+    proc = run_rsp(rsp_exe, "report", results, "-o", out)
+    assert "Warning" not in proc.stderr, proc.stderr
     return out
 
 

@@ -54,10 +54,15 @@ def _medians(frame: pd.DataFrame) -> pd.DataFrame | None:
     for column in MEASURES:  # cells.parquet written before the column
         if column not in done:
             done[column] = float("nan")
+    # a cell that measured none of them adds no point (and its group's median of nothing
+    # would warn on the terminal)
+    done = done.dropna(subset=list(MEASURES), how="all")
     if done.empty:
         return None
     done["instances"] = done["instances"].fillna(1).astype(int)
-    done["time_scale"] = done["time_scale"].fillna(0.0)  # afap/rate cells: no replay speed
+    # afap/rate cells: no replay speed (a column of None only is of object type: made float
+    # first, pandas would otherwise warn on every report of such a matrix)
+    done["time_scale"] = done["time_scale"].astype(float).fillna(0.0)
     done["params"] = done["params"].fillna("")
     med = done.groupby([*SERIES, "instances"])[MEASURES].median().reset_index()
     multi = med.groupby(SERIES)["instances"].transform("nunique") >= 2
