@@ -59,6 +59,10 @@ def _shared_env(session: nox.Session) -> None:
             f"{ROOT}[dev,docs]",
             *editable,
             external=True,
+            # compat is chosen (above): setuptools' banner saying it is transitional, once per
+            # package, was the first thing every fresh `nox -s matrix` printed (eight times);
+            # when compat goes away the install fails loudly instead
+            env={"PYTHONWARNINGS": "ignore:Compat editable installs"},
         )
         stamp.write_text(want)
     session.env["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
