@@ -253,6 +253,21 @@ def test_a_job_past_the_report_limit_enumerates_each_parts_reports(
         plan_job(rooms(SIX), spec, prof, spark=spark)
 
 
+#: an expected table worked out by hand, one part per candidate t0: t0 → its windows
+HAND_MADE = {
+    0: [(0, 10, s("a")), (10, 20, s("z"))],
+    10: [(10, 20, s("x")), (20, 30, s("y"))],
+    20: [(20, 30, s("a")), (30, 40, s("b")), (40, 50, s("c"))],
+}
+
+
+def _three_parts(tmp_path: Path) -> ExpectedTable:
+    """``HAND_MADE`` written as an expected table in three parts."""
+    path = tmp_path / "expected.parquet"
+    write_parts(path, (expected_table({t0: rels}) for t0, rels in HAND_MADE.items()))
+    return ExpectedTable(path)
+
+
 def test_a_failure_that_matched_outranks_later_parts_the_output_cannot_start_in(
     tmp_path: Path,
 ) -> None:
@@ -262,16 +277,9 @@ def test_a_failure_that_matched_outranks_later_parts_the_output_cannot_start_in(
     [a], [z] for 1 relation; t0 = 10 ([x], [y]) cannot start it; t0 = 20's [a], [b], [c],
     in the last part, for 2: the failure to report. Output [q] starts nowhere: the failure is
     the closest relation of the earliest candidate, t0 = 0's [a]."""
-    windows = {
-        0: [(0, 10, s("a")), (10, 20, s("z"))],
-        10: [(10, 20, s("x")), (20, 30, s("y"))],
-        20: [(20, 30, s("a")), (30, 40, s("b")), (40, 50, s("c"))],
-    }
-    path = tmp_path / "expected.parquet"
-    write_parts(path, (expected_table({t0: rels}) for t0, rels in windows.items()))
-    table = ExpectedTable(path)
+    table = _three_parts(tmp_path)
     assert table.in_parts and len(list(table.parts())) == 3
-    rep_of = {t0: t0 for t0 in windows}
+    rep_of = {t0: t0 for t0 in HAND_MADE}
     cases = {
         "follows t0 20": (
             result_table([s("a"), s("b"), s("d")]),
@@ -304,14 +312,7 @@ def test_silence_is_judged_by_counting_each_parts_relations(
     parsed a 1.4 GB table's bindings for it), and the result is the whole table's. By hand:
     t0 = 20 expects the most, 3 relations; candidates 5 and 25 are members of 0's and 20's
     classes."""
-    windows = {
-        0: [(0, 10, s("a")), (10, 20, s("z"))],
-        10: [(10, 20, s("x")), (20, 30, s("y"))],
-        20: [(20, 30, s("a")), (30, 40, s("b")), (40, 50, s("c"))],
-    }
-    path = tmp_path / "expected.parquet"
-    write_parts(path, (expected_table({t0: rels}) for t0, rels in windows.items()))
-    table = ExpectedTable(path)
+    table = _three_parts(tmp_path)
     rep_of = {0: 0, 5: 0, 10: 10, 20: 20, 25: 20}
     silent = result_table([])
     whole = judge_run(table.whole(), silent, PROFILE, R2S.RSTREAM, representative_of=rep_of)
