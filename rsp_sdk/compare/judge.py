@@ -30,6 +30,7 @@ from rsp_sdk.compare.vocab import Metrics as Metrics
 from rsp_sdk.compare.yabench import Gracious, YabenchReport, window_metrics
 from rsp_sdk.errors import InputError
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy
+from rsp_sdk.util.gcpause import without_gc
 
 
 class Verdict(StrEnum):
@@ -75,6 +76,7 @@ def state_of(v: CsrbenchVerdict) -> Verdict:
     return Verdict.NO_OUTPUT if v.actual_relations == 0 else Verdict.INCORRECT
 
 
+@without_gc
 def judge_run(
     expected: pa.Table,
     actual: pa.Table,
@@ -130,6 +132,7 @@ def judge_run(
     return check_result(v, report)
 
 
+@without_gc
 def judge_each(
     expected: pa.Table,
     actual: pa.Table,

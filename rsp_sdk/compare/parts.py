@@ -43,6 +43,7 @@ from rsp_sdk.compare.judge import CheckResult, check_result
 from rsp_sdk.compare.relations import RelationStream, expected_relations, result_relations
 from rsp_sdk.compare.vocab import Metrics
 from rsp_sdk.model.profile import R2S, Profile
+from rsp_sdk.util.gcpause import without_gc
 
 Parts = Callable[[], Iterator[pa.Table]]
 
@@ -158,6 +159,7 @@ def judge_parts(
     )[query]
 
 
+@without_gc
 def judge_parts_each(
     parts: Parts,
     actual: pa.Table,

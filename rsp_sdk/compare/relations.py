@@ -49,6 +49,7 @@ from rsp_sdk.model.terms import (
     XSD_NUMERIC_TYPES,
     XSD_STRING,
 )
+from rsp_sdk.util.gcpause import without_gc
 
 # A canonical, hashable form of one RDF term (see term_key) and of one binding.
 TermKey = tuple[Any, ...]
@@ -352,6 +353,7 @@ def _opts(values: npt.NDArray[np.int64]) -> list[int | None]:
     return [None if v == _NULL else v for v in values.tolist()]
 
 
+@without_gc  # a tuple per binding, none in a cycle (rsp_sdk.util.gcpause)
 def result_relations(
     table: pa.Table, *, query: str | None = None, source: str = "<results>"
 ) -> RelationStream:
@@ -363,6 +365,7 @@ def result_relations(
     return RelationStream(query=name, relations=relations, labels=labels)
 
 
+@without_gc  # a tuple per binding, none in a cycle (rsp_sdk.util.gcpause)
 def expected_relations(
     table: pa.Table, *, query: str | None = None, source: str = "<expected>"
 ) -> dict[int, RelationStream]:
