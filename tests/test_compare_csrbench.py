@@ -148,6 +148,16 @@ def test_no_start_reports_the_closest_expected_relation() -> None:
     assert d.missing == [b(x="c")] and d.extra == [b(x="x")]
 
 
+def test_no_start_reports_the_first_of_the_closest_expected_relations() -> None:
+    rels = (s("p", "q"), s("a", "b", "c"), s("a", "b", "d"), s("a", "b", "x", "y"))
+    v = judge({0: tumbling(*rels)}, [s("a", "b", "x")])  # differing: 5, 2, 2, 1
+    assert v.divergence is not None and v.divergence.expected_seq == 3
+    v = judge({0: tumbling(*rels[:3])}, [s("a", "b", "x")])  # a tie: the earlier one
+    d = v.divergence
+    assert d is not None and d.expected_seq == 1
+    assert d.missing == [b(x="c")] and d.extra == [b(x="x")]
+
+
 def test_numbers_compared_by_value_whole_bindings_compared() -> None:
     expected = {0: tumbling([b(s="s1", v=num("80"))], [b(s="s2", v=num("85.5", "decimal"))])}
     good = [[b(s="s1", v=num("80.0e0", "double"))], [b(s="s2", v=num("85.5", "double"))]]

@@ -178,12 +178,13 @@ def any_start(
 def _best_failure(t0: int, expected: list[Relation], actual: list[Relation]) -> _Run:
     """No expected relation can start the match: report the closest one to the first output."""
     a = actual[0].keys
-    best = _Run(t0, None, 0, 0, False, 0, None, frozenset(), a, "expected output is empty")
-    for s, e in enumerate(expected):
-        run = _Run(t0, None, 0, 0, False, 0, s, e.keys - a, a - e.keys, "no relation matches")
-        if best.expected_index is None or run.diff_size < best.diff_size:
-            best = run
-    return best
+    if not expected:
+        return _Run(t0, None, 0, 0, False, 0, None, frozenset(), a, "expected output is empty")
+    # sizes first, one failure built: a _Run per relation was half of the search's time
+    sizes = [len(a.symmetric_difference(e.rows)) for e in expected]
+    s = sizes.index(min(sizes))  # the first of the closest
+    e = expected[s].keys
+    return _Run(t0, None, 0, 0, False, 0, s, e - a, a - e, "no relation matches")
 
 
 def _rank(run: _Run) -> tuple[int, int]:
