@@ -101,11 +101,19 @@ def expected_rows(sc: Scenario) -> dict[int, set[tuple[str, str]]]:
     [("toy-java", "jpype"), ("toy-java", "py4j"), ("toy-java", "docker"), ("toy-py", "subprocess")],
 )
 def test_rsp_run_records_everything(
-    toy_cache: Any, tmp_path: Path, rsp_exe: list[str], engine: str, runtime: str
+    toy_cache: Any,
+    tmp_path: Path,
+    rsp_exe: list[str],
+    engine: str,
+    runtime: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from tests.engines import skip_if_unavailable
 
     skip_if_unavailable(runtime)
+    monkeypatch.setenv("NODE_OPTIONS", "--max-old-space-size=512")  # recorded, not used here
+    monkeypatch.setenv("RSP_MAX_REPLY_BYTES", "268435456")  # the default limit, recorded
+    monkeypatch.delenv("JAVA_TOOL_OPTIONS", raising=False)
     stream, query = prepare_inputs(tmp_path)
     out = tmp_path / "run"
     proc = rsp_run(
@@ -135,6 +143,10 @@ def test_rsp_run_records_everything(
     assert config["query"]["rendered"].startswith("SELECT ?s ?o FROM <")
     assert config["runtime"] == runtime and config["engine"]["name"] == engine
     assert config["clock"]["wall_anchor_ns"] > 1_600_000_000 * 10**9
+    environment = config["environment"]
+    assert environment["NODE_OPTIONS"] == "--max-old-space-size=512"
+    assert environment["RSP_MAX_REPLY_BYTES"] == "268435456"
+    assert "JAVA_TOOL_OPTIONS" not in environment  # only the variables set
     if engine == "toy-java":
         assert config["driver"]["driver_class"] == "org.rspsdk.fixture.ToyDriver"
         assert config["driver"]["jvm_flags"] == ["-Xss1m"]

@@ -305,9 +305,25 @@ def _input_config(
     }
 
 
+#: variables that change how an engine runs or how its answers are recorded, without being part
+#: of the request: a JVM's or Node's heap and flags, which java / node / swipl starts it, the
+#: recorder's reply limit. A cell key does not hold them (a rerun with a bigger heap is the same
+#: cell), so config.json records the ones set: two runs of one key that differ say why.
+ENGINE_ENVIRONMENT = (
+    "NODE_OPTIONS",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "JAVA_HOME",
+    "RSP_NODE",
+    "RSP_SWIPL",
+    "RSP_MAX_REPLY_BYTES",
+)
+
+
 def _context_config(request: RunRequest) -> dict[str, Any]:
     """config.json's record of how the run was paced and where: feeder, timeouts, versions,
-    the two clocks' anchors, host, and the request itself."""
+    the two clocks' anchors, host, the engine environment set, and the request itself."""
     wall_ns, mono_ns = time.time_ns(), time.monotonic_ns()
     return {
         "feeder": request.feeder.model_dump(mode="json"),
@@ -320,6 +336,7 @@ def _context_config(request: RunRequest) -> dict[str, Any]:
             "note": "t_sys_ns values are CLOCK_MONOTONIC; wall = t - monotonic + wall",
         },
         "host": {"name": socket.gethostname(), "cpus": os.cpu_count()},
+        "environment": {k: os.environ[k] for k in ENGINE_ENVIRONMENT if k in os.environ},
         "request": json.loads(request.model_dump_json()),
     }
 
