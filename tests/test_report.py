@@ -61,6 +61,7 @@ def report(
 ) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("report") / "REPORT"
     proc = run_rsp(rsp_exe, "report", report_results, "-o", out)
+    assert "Warning" not in proc.stderr, proc.stderr  # a reader sees the report, not numpy
     return out, proc.stdout
 
 

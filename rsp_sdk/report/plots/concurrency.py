@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -64,7 +65,11 @@ def _medians(frame: pd.DataFrame) -> pd.DataFrame | None:
     # first, pandas would otherwise warn on every report of such a matrix)
     done["time_scale"] = done["time_scale"].astype(float).fillna(0.0)
     done["params"] = done["params"].fillna("")
-    med = done.groupby([*SERIES, "instances"])[MEASURES].median().reset_index()
+    with warnings.catch_warnings():
+        # a series that measured one of the two and not the other: that median is NaN, as it
+        # should be, and numpy says "Mean of empty slice" on the terminal for it
+        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+        med = done.groupby([*SERIES, "instances"])[MEASURES].median().reset_index()
     multi = med.groupby(SERIES)["instances"].transform("nunique") >= 2
     if not multi.any():
         return None
