@@ -115,3 +115,27 @@ def test_terminal_verdicts_of_a_spec_without_those_axes_are_unchanged() -> None:
     console.print(verdict_table(rows, "v", console.width))
     header = next(line for line in console.export_text().splitlines() if "engine@runtime" in line)
     assert [h.strip() for h in header.split("┃")[2:4]] == ["q1", "q2"], header
+
+
+def test_experiments_get_their_own_column_where_the_spec_names_several(tmp_path: Path) -> None:
+    """YABench's E3 and E4 run one join query: with the same stream their cells were folded
+    into one column as if repetitions (``1 correct/1 incorrect``); each experiment is now its
+    own column, named in the header and in the narrow table."""
+    e3 = {**_cell("join", 1, 1.0, "correct", stream="sg1-1"), "group": "E3", "key": "a"}
+    e4 = {**_cell("join", 1, 1.0, "incorrect", stream="sg1-1"), "group": "E4", "key": "b"}
+    e1 = {**_cell("filter", 1, 1.0, "correct", stream="sg1-50"), "group": "E1", "key": "c"}
+    rows = [e3, e4, e1]
+    results = _results(tmp_path, rows, rows)
+    assert results.split_axes == ("group", "stream")
+    _, cols, cells = grid(results)
+    assert cols == ["filter · E1 · sg1-50", "join · E3 · sg1-1", "join · E4 · sg1-1"]
+    assert cells[("rspjs@subprocess", "join · E3 · sg1-1")].text.startswith("correct")
+    assert cells[("rspjs@subprocess", "join · E4 · sg1-1")].text.startswith("incorrect")
+    console = Console(record=True, width=80)
+    console.print(verdict_table(rows, "yabench: verdicts (t0 ms)", console.width))
+    lines = [
+        " ".join(line.replace("│", " ").split()) for line in console.export_text().splitlines()
+    ]
+    assert any("experiment" in line for line in lines)
+    assert "rspjs@subprocess join E3 sg1-1 correct -2000" in lines
+    assert "join E4 sg1-1 incorrect" in lines

@@ -3,7 +3,8 @@
 A verdict grid has one column per query (with its parameters and rate, ``column_label``). A
 spec can also vary the stream (ren16's rate and static-data sweeps, its 2-/4-stream splits), the
 number of simultaneous instances of a query (CityBench's concurrency axis) and the feeding's
-time scale (CityBench's ×1 / ×10). Folded into the query's column those cells would look like
+time scale (CityBench's ×1 / ×10), and a query axis can name its experiment (``group``:
+YABench's E1–E4, ren16's sweeps). Folded into the query's column those cells would look like
 repetitions of one series (``correct ×4`` for x1 and x10 at two time scales), so each such axis
 gets a column of its own — but only where the cells differ on it: a spec with one stream keeps
 its headers as they were.
@@ -16,10 +17,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: In the order their columns appear after the query.
-SPLIT_AXES = ("stream", "instances", "time_scale")
+SPLIT_AXES = ("group", "stream", "instances", "time_scale")
 
 #: The header of each axis' own column.
-HEADERS = {"stream": "stream", "instances": "instances", "time_scale": "time scale"}
+HEADERS = {
+    "group": "experiment",
+    "stream": "stream",
+    "instances": "instances",
+    "time_scale": "time scale",
+}
 
 _SCALE_IN_LABEL = re.compile(r"/time-scale=([0-9.eE+-]+)/")
 

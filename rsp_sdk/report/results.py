@@ -46,6 +46,7 @@ SERIES_AXES = (
     "profile",
     "instances",
     "time_scale",
+    "group",  # YABench's E3 and E4 run one query on one stream, as different experiments
 )
 
 
