@@ -139,3 +139,14 @@ def test_experiments_get_their_own_column_where_the_spec_names_several(tmp_path:
     assert any("experiment" in line for line in lines)
     assert "rspjs@subprocess join E3 sg1-1 correct -2000" in lines
     assert "join E4 sg1-1 incorrect" in lines
+
+
+def test_summary_keeps_experiments_apart() -> None:
+    from rsp_sdk.matrix.aggregate import summary
+
+    rows = [
+        {**_cell("join", 1, 1.0, v, stream="sg1-1"), "group": g, "repetition": 1}
+        for g, v in (("E3", "correct"), ("E4", "incorrect"))
+    ]
+    found = {(e["group"], tuple(e["verdicts"])) for e in summary(rows)}
+    assert found == {("E3", ("correct",)), ("E4", ("incorrect",))}

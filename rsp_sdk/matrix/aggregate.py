@@ -54,7 +54,17 @@ NUMBERS = (
     "gc_count",
     "wall_s",
 )
-GROUP = ("engine", "runtime", "query", "stream", "feeding", "rate", "time_scale", "instances")
+GROUP = (
+    "engine",
+    "runtime",
+    "query",
+    "stream",
+    "feeding",
+    "rate",
+    "time_scale",
+    "instances",
+    "group",  # the experiment: YABench's E3 and E4 run one query on one stream
+)
 
 
 def _stats(values: Iterable[Any]) -> dict[str, float] | None:
