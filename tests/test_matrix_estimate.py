@@ -60,6 +60,22 @@ def test_a_results_folder_marks_finished_cells_and_prices_the_rest(
     assert seen["expected_wall_s"] == pytest.approx(2 * measured)
 
 
+def test_a_stream_s_own_cell_time_prices_its_cells_where_nothing_was_measured(
+    toy: None, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    write_inputs(tmp_path)
+    three = write_spec(tmp_path, "repetitions = 3\n" + BODY, "three.toml")
+    assert _plan_json(rsp_exe, three)["expected_wall_s"] == 3 * load_spec(three).expected_cell_s
+    three.write_text(three.read_text() + "expected_cell_s = 2.5\n")  # in the stream's table
+    assert load_spec(three).streams[0].expected_cell_s == 2.5
+    assert _plan_json(rsp_exe, three)["expected_wall_s"] == pytest.approx(3 * 2.5)
+    spec = load_spec(three)
+    cell = plan(spec, three, prepare(spec, three, tmp_path / "inputs"))[0]
+    tens = cell.model_copy(update={"key": "k10", "instances": 10})
+    assert estimate([tens], 10.0, [], {cell.stream: 2.5}).wall_s == pytest.approx(25.0)
+    assert estimate([tens], 10.0, [], {"other": 2.5}).wall_s == pytest.approx(100.0)
+
+
 def test_instances_scale_a_measurement_and_unlike_engines_fall_back_on_the_spec(
     toy: None, tmp_path: Path
 ) -> None:

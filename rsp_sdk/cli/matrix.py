@@ -87,7 +87,8 @@ def plan_command(
     with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
         _, cells = planned(loaded, spec, Path(tmp), only, plan_only=True)
     runnable = [c for c in cells if c.state is CellState.PLANNED]
-    priced = estimate(runnable, loaded.expected_cell_s, measured)
+    per_stream = {s.name: s.expected_cell_s for s in loaded.streams if s.expected_cell_s}
+    priced = estimate(runnable, loaded.expected_cell_s, measured, per_stream)
     searches = targets(loaded, runnable)
     probes = len(searches) * max_probes(loaded.rate_search) if loaded.rate_search else 0
     wall = priced.wall_s + probes * loaded.expected_cell_s

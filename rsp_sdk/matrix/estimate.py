@@ -6,14 +6,15 @@ alone ran 32 s. So ``rsp matrix plan SPEC --results DIR`` counts the cells a run
 skip (finished) and prices each cell still to run by the measured cells most like it — another
 repetition of the same cell first, then the same engine and runtime with as many instances, and
 so on — scaling by the number of instances from the nearest count measured. Without a
-measurement the spec's ``expected_cell_s`` per instance stands in.
+measurement the spec's ``expected_cell_s`` per instance stands in, or the stream's own where
+the spec gives one (YABench's cells at one station take seconds, at 500 stations minutes).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,10 +56,16 @@ class Estimate:
 
 
 def estimate(
-    cells: Iterable[Cell], expected_cell_s: float, measured_rows: Iterable[dict[str, Any]]
+    cells: Iterable[Cell],
+    expected_cell_s: float,
+    measured_rows: Iterable[dict[str, Any]],
+    per_stream: Mapping[str, float] | None = None,
 ) -> Estimate:
     """Price the runnable cells of a plan. ``measured_rows`` are cell.json rows of a results
-    folder (``Store.rows``); a row whose key is a planned cell's marks that cell finished."""
+    folder (``Store.rows``); a row whose key is a planned cell's marks that cell finished. A
+    cell nothing measured prices is its stream's ``per_stream`` seconds, else
+    ``expected_cell_s``, per instance."""
+    per_stream = per_stream or {}
     rows = [_axes(r) for r in measured_rows if float(r.get("wall_s") or 0) > 0]
     by_key = {r["key"] for r in rows}
     indexes = [_index(rows, level) for _, level in _LEVELS]
@@ -73,7 +80,8 @@ def estimate(
         to_run += 1
         priced = _price(_axes(cell.model_dump()), indexes)
         measured += priced is not None
-        wall += priced if priced is not None else expected_cell_s * max(1, cell.instances)
+        guess = per_stream.get(cell.stream, expected_cell_s)
+        wall += priced if priced is not None else guess * max(1, cell.instances)
     return Estimate(finished=finished, to_run=to_run, wall_s=wall, measured=measured)
 
 

@@ -92,6 +92,12 @@ class StreamAxis(_Model):
     source: ImportSource | None = Field(default=None, alias="import")
     generator: GeneratorSource | None = None
     static: list[str] = Field(default_factory=list, description="static data files")
+    expected_cell_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="seconds a cell on this stream takes, for the plan's wall time (default: "
+        "the spec's): YABench's cells at 1 station take seconds, at 500 a minute and a half",
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> StreamAxis:
