@@ -150,3 +150,21 @@ def test_summary_keeps_experiments_apart() -> None:
     ]
     found = {(e["group"], tuple(e["verdicts"])) for e in summary(rows)}
     assert found == {("E3", ("correct",)), ("E4", ("incorrect",))}
+
+
+def test_the_narrow_table_wraps_a_templated_query_between_its_parameters() -> None:
+    """In 80 columns a templated name does not fit its column: it is cut after a parameter's
+    comma (``join[DELTA=10,`` / ``RANGE=PT5S,``), never inside one (``RANGE=P`` / ``T5S``)."""
+    name = "join[DELTA=10,RANGE=PT5S,STEP=PT5S]"
+    rows = [
+        {**_cell(name, 1, 1.0, v, stream="sg1-1"), "group": g, "key": g}
+        for g, v in (("E3", "correct"), ("E4", "incorrect"))
+    ] + [{**_cell("filter[MIN=50,RANGE=PT5S,STEP=PT5S]", 1, 1.0, "correct"), "group": "E1"}]
+    console = Console(record=True, width=80)
+    console.print(verdict_table(rows, "yabench: verdicts (t0 ms)", console.width))
+    text = console.export_text()
+    assert "experiment" in text  # the narrow form: the grid does not fit
+    cells = [line.split("│")[2].strip() for line in text.splitlines() if line.count("│") > 2]
+    pieces = [c for c in cells if c]
+    assert pieces and all(p.endswith((",", "]")) for p in pieces), pieces
+    assert "".join(pieces).count(name) == 2  # the pieces put back together: the name

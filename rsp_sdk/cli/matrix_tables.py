@@ -95,8 +95,16 @@ def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = No
     for name, per_col in by.items():
         for n, col in enumerate(c for c in cols if c in per_col):
             values = [axis_cell(a, v) for a, v in zip(axes, col[1:], strict=True)]
-            long.add_row(name if n == 0 else "", col[0], *values, _verdict_text(per_col[col]))
+            query = _breakable(col[0])
+            long.add_row(name if n == 0 else "", query, *values, _verdict_text(per_col[col]))
     return long
+
+
+def _breakable(query: str) -> str:
+    """A templated query's name with a space after each parameter's comma, so a narrow column
+    wraps between parameters (``join[DELTA=10,`` / ``RANGE=PT5S,``) and not inside one
+    (``RANGE=P`` / ``T5S``)."""
+    return query.replace(",", ", ") if "[" in query else query
 
 
 def _column(row: dict[str, Any], axes: Sequence[str]) -> tuple[Any, ...]:
