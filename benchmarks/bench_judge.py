@@ -19,21 +19,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from benchmarks import Result, bench
+from rsp_sdk.model.results import EXPECTED_SCHEMA
 
 CANDIDATES = 200
 RELATIONS = 4_000
 ROWS = 2
 XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
-EXPECTED_COLUMNS = (
-    "query",
-    "t0_ms",
-    "seq",
-    "t_app_ms",
-    "window_open_ms",
-    "window_close_ms",
-    "triples_in_window",
-    "binding",
-)
 
 
 def binding(n: int) -> str:
@@ -50,7 +41,7 @@ def synthetic_expected(candidates: int, relations: int, rows: int) -> pa.Table:
     """An expected table: candidate ``t0`` expects ``relations`` of ``rows`` bindings each,
     candidate t0's relation ``seq`` the same bindings as candidate 0's relation ``seq + t0``
     (shifted windows see shifted data)."""
-    cols: dict[str, list[Any]] = {k: [] for k in EXPECTED_COLUMNS}
+    cols: dict[str, list[Any]] = {k: [] for k in EXPECTED_SCHEMA.names}
     for t0 in range(candidates):
         for seq in range(relations):
             close = t0 + (seq + 1) * 1000
@@ -65,9 +56,9 @@ def synthetic_expected(candidates: int, relations: int, rows: int) -> pa.Table:
                     rows,
                     binding((seq + t0) * rows + r),
                 )
-                for k, v in zip(EXPECTED_COLUMNS, row, strict=True):
+                for k, v in zip(EXPECTED_SCHEMA.names, row, strict=True):
                     cols[k].append(v)
-    return pa.table(cols)
+    return pa.table(cols, schema=EXPECTED_SCHEMA)
 
 
 def as_answers(expected: pa.Table, *, wrong_seq: int | None = None) -> pa.Table:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import inspect
-import json
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -19,9 +18,9 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-import pyarrow as pa
 import pytest
 
+from benchmarks.bench_judge import as_answers, synthetic_expected
 from rsp_sdk.compare.judge import judge_run
 from rsp_sdk.compare.relations import expected_relations
 from rsp_sdk.model.profile import R2S, Profile, ReportPolicy, Tick
@@ -66,63 +65,10 @@ def _collections(within: Callable[..., Any] | None = None) -> Iterator[list[int]
         gc.callbacks.remove(watch)
 
 
-def _binding(n: int) -> str:
-    return json.dumps(
-        {
-            "s": {"type": "uri", "value": f"http://ex.org/sensor{n % 97}"},
-            "v": {
-                "type": "literal",
-                "value": str(n),
-                "datatype": "http://www.w3.org/2001/XMLSchema#integer",
-            },
-        }
-    )
-
-
-def _expected(candidates: int, relations: int, rows: int) -> pa.Table:
-    """An EXPECTED_SCHEMA-shaped table: every candidate expects ``relations`` of ``rows``."""
-    cols: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "query",
-            "t0_ms",
-            "seq",
-            "t_app_ms",
-            "window_open_ms",
-            "window_close_ms",
-            "triples_in_window",
-            "binding",
-        )
-    }
-    for t0 in range(candidates):
-        for seq in range(relations):
-            for r in range(rows):
-                close = t0 + (seq + 1) * 1000
-                for k, v in zip(
-                    cols,
-                    ("q", t0, seq, close, close - 1000, close, rows, _binding(seq * rows + r)),
-                    strict=True,
-                ):
-                    cols[k].append(v)
-    return pa.table(cols)
-
-
-def _answers(expected: pa.Table) -> pa.Table:
-    """The relations candidate 0 expects, as an engine's output (RESULT_SCHEMA's columns)."""
-    mine = expected.filter(pa.compute.equal(expected.column("t0_ms"), 0))
-    return pa.table(
-        {
-            "query": mine.column("query"),
-            "seq": mine.column("seq"),
-            "t_app_ms": mine.column("t_app_ms"),
-            "t_sys_ns": pa.array([None] * mine.num_rows, pa.int64()),
-            "binding": mine.column("binding"),
-        }
-    )
-
-
 def test_grouping_an_expected_table_starts_no_collection_and_the_same_work_outside_does() -> None:
-    table = _expected(candidates=20, relations=50, rows=4)  # 4,000 bindings, 1,000 relations
+    table = synthetic_expected(
+        candidates=20, relations=50, rows=4
+    )  # 4,000 bindings, 1,000 relations
     with _collections(within=expected_relations) as inside:
         grouped = expected_relations(table)
     assert sorted(grouped) == list(range(20))
@@ -135,9 +81,9 @@ def test_grouping_an_expected_table_starts_no_collection_and_the_same_work_outsi
 
 
 def test_a_judgement_starts_no_collection_and_leaves_the_collector_on() -> None:
-    expected = _expected(candidates=10, relations=40, rows=5)
+    expected = synthetic_expected(candidates=10, relations=40, rows=5)
     with _collections(within=judge_run) as inside:
-        result = judge_run(expected, _answers(expected), PROFILE, R2S.RSTREAM)
+        result = judge_run(expected, as_answers(expected), PROFILE, R2S.RSTREAM)
     assert result.correct and result.t0 == 0
     assert inside == []
     assert gc.isenabled()

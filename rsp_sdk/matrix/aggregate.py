@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.identity import IDENTITY_AXES
 from rsp_sdk.matrix.obslatency import with_observation_latency
 from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
@@ -54,17 +55,9 @@ NUMBERS = (
     "gc_count",
     "wall_s",
 )
-GROUP = (
-    "engine",
-    "runtime",
-    "query",
-    "stream",
-    "feeding",
-    "rate",
-    "time_scale",
-    "instances",
-    "group",  # the experiment: YABench's E3 and E4 run one query on one stream
-)
+#: a series: a cell without its repetition (the experiment too: YABench's E3 and E4 run one
+#: query on one stream)
+GROUP = tuple(a for a in IDENTITY_AXES if a != "repetition")
 
 
 def _stats(values: Iterable[Any]) -> dict[str, float] | None:
