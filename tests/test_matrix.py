@@ -29,9 +29,11 @@ from rsp_sdk.compare.parts import ExpectedTable
 from rsp_sdk.engine import Capabilities, Feature, registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.adapter_code import code_hash
+from rsp_sdk.matrix.engines import engine_info
 from rsp_sdk.matrix.inputs import prepare
-from rsp_sdk.matrix.plan import CellState, engine_info, parse_only, plan, select
+from rsp_sdk.matrix.plan import CellState, plan
 from rsp_sdk.matrix.run import planned, run_matrix
+from rsp_sdk.matrix.select import parse_only, select
 from rsp_sdk.matrix.spec import load_spec
 from rsp_sdk.model.stream import StreamMeta
 from rsp_sdk.oracle import job as oracle_job
@@ -254,7 +256,7 @@ def test_an_adapters_own_code_is_in_its_cells_keys(
     spec = load_spec(spec_path)
     prepared = prepare(spec, spec_path, tmp_path / "inputs")
     first = [c.key for c in plan(spec, spec_path, prepared)]
-    monkeypatch.setattr("rsp_sdk.matrix.plan.adapter_code", lambda adapter: "0123456789abcdef")
+    monkeypatch.setattr("rsp_sdk.matrix.engines.adapter_code", lambda adapter: "0123456789abcdef")
     assert [c.key for c in plan(spec, spec_path, prepared)] != first
 
 
@@ -264,7 +266,7 @@ def test_an_engine_provisioned_again_from_the_same_files_keeps_its_cell_keys(
     """A cell's key holds each provisioned file's sha256, not lock.json's times and paths: CI
     re-provisioned the shared cache from the same jars and no finished cell resumed."""
     from rsp_sdk.engine.provision import ProvisionCache
-    from rsp_sdk.matrix.plan import engine_info
+    from rsp_sdk.matrix.engines import engine_info
 
     monkeypatch.setenv("RSP_CACHE", str(tmp_path / "cache"))
     adapter = registry.get_adapter("csparql")

@@ -19,7 +19,7 @@ import pytest
 from markupsafe import escape
 
 from rsp_sdk.engine.provision import ProvisionCache
-from rsp_sdk.matrix.plan import artifact_hashes
+from rsp_sdk.matrix.engines import artifact_hashes
 from tests.conftest import run_rsp
 from tests.oracle_support import rsp_main, spark
 from tests.real_engines import engine_missing

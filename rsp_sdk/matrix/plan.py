@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict
 from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.session import UnsupportedQuery
-from rsp_sdk.errors import InputError, RspError
-from rsp_sdk.matrix.adapter_code import adapter_code
+from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.engines import EngineInfo, engine_info
 from rsp_sdk.matrix.inputs import PreparedStream, expand
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, FeedMode, MatrixSpec, Metric, Rule
 from rsp_sdk.model.profile import Profile, load_profile
@@ -214,88 +214,6 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[_Feed
                 cfg = FeederConfig(mode=PacingMode.APP_TIME, time_scale=s, **base)
                 out.append(_Feed("time-scale", None, cfg, wall_clock_tail(adapter, query)))
     return out
-
-
-class EngineInfo(BaseModel):
-    """What the plan needs to know of an engine (resolved once per matrix)."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    name: str
-    adapter: Any = None  # Adapter, or None when the adapter cannot be loaded
-    version: str = ""
-    runtimes: list[str] = []
-    missing: list[str] = []
-    artifacts: dict[str, str] = {}
-    code: str = ""  # the adapter's own code (``adapter_code``): a driver fix re-keys its cells
-    error: str | None = None
-    # runtime → why it cannot work on this machine now (docker: no daemon reachable)
-    unavailable: dict[str, str] = {}
-
-
-def engine_info(name: str) -> EngineInfo:
-    """The adapter, its runtimes, what is not provisioned, its artifact hashes (lock.json)."""
-    from rsp_sdk.engine.registry import get_adapter
-    from rsp_sdk.runtime import adapter_runtimes
-
-    try:
-        adapter = get_adapter(name)
-    except RspError as exc:
-        return EngineInfo(name=name, error=str(exc))
-    try:
-        missing = adapter.missing_artifacts(None)
-    except Exception as exc:  # an adapter that cannot even check is not ready
-        missing = [f"cannot check provisioning: {exc}"]
-    artifacts: dict[str, str] = {}
-    manifest_of = getattr(adapter, "manifest", None)
-    if callable(manifest_of):
-        from rsp_sdk.engine.provision import ProvisionCache
-
-        manifest = manifest_of()
-        if manifest is not None:
-            artifacts = artifact_hashes(ProvisionCache().lock(manifest.name))
-    runtimes = adapter_runtimes(adapter)
-    return EngineInfo(
-        name=name,
-        adapter=adapter,
-        version=adapter.version,
-        runtimes=runtimes,
-        missing=missing,
-        artifacts=artifacts,
-        code=adapter_code(adapter),
-        unavailable=runtimes_unavailable(runtimes),
-    )
-
-
-def runtimes_unavailable(names: list[str]) -> dict[str, str]:
-    """Runtime → why it cannot work here (a runtime's ``unavailable()``: docker without a
-    daemon). Its cells are then planned unavailable with that reason, not run to fail one
-    by one; a later matrix with the runtime back runs them (``run._todo``)."""
-    from rsp_sdk.runtime import get_runtime
-
-    out: dict[str, str] = {}
-    for name in names:
-        check = getattr(get_runtime(name), "unavailable", None)
-        why = check() if callable(check) else None
-        if why:
-            out[name] = str(why)
-    return out
-
-
-def artifact_hashes(lock: dict[str, Any]) -> dict[str, str]:
-    """``{name: sha256}`` of every provisioned file of an engine (jars, their dependencies,
-    npm and cargo lock files), from its lock.json: what a reader needs to rerun the very same
-    engine, and all a cell's key holds of it. Times and paths (when a file was added or built,
-    where it came from) stay out: provisioning the same files again must not change a key, or no
-    finished cell would resume."""
-    out: dict[str, str] = {}
-    for section in lock.values():
-        if not isinstance(section, dict):
-            continue
-        for name, entry in section.items():
-            if isinstance(entry, dict) and isinstance(entry.get("sha256"), str):
-                out[name] = entry["sha256"]
-    return dict(sorted(out.items()))
 
 
 class _Refusals:
@@ -531,61 +449,3 @@ def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
         artifacts=info.artifacts,
         instances=instances,
     )
-
-
-def parse_only(only: list[str]) -> dict[str, set[str]]:
-    """``--only`` items as ``{axis: values}``: within an item, ``AXIS=V`` parts are separated by
-    commas outside brackets, so a templated query name keeps its own commas
-    (``query=qt[R=PT2S,S=PT1S]``); a part without ``=`` continues the previous value
-    (``query=a,b`` is not two axes)."""
-    wanted: dict[str, set[str]] = {}
-    for item in only:
-        parts: list[str] = []
-        depth = 0
-        start = 0
-        for i, ch in enumerate(item):
-            depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(ch, 0)
-            if ch == "," and depth <= 0:
-                parts.append(item[start:i])
-                start = i + 1
-        parts.append(item[start:])
-        pairs: list[list[str]] = []
-        for part in parts:
-            k, sep, v = part.partition("=")
-            if sep and k.strip().isidentifier():
-                pairs.append([k.strip(), v])
-            elif pairs:  # a comma inside a value: "query=a,b" keeps "a,b"
-                pairs[-1][1] += "," + part
-            elif part.strip():
-                raise InputError(f"bad --only {part!r}", expected="AXIS=VALUE, e.g. engine=cqels")
-        for k, v in pairs:
-            wanted.setdefault(k, set()).add(v.strip())
-    return wanted
-
-
-def select(cells: list[Cell], only: list[str]) -> list[Cell]:
-    """``--only engine=cqels,query=q4``: keys AND together, repeated keys OR together."""
-    wanted = parse_only(only)
-    known = set(cells[0].axes()) if cells else set()
-    for k in wanted:
-        if cells and k not in known:
-            raise InputError(f"unknown axis {k!r} in --only", expected=", ".join(sorted(known)))
-
-    def keep(c: Cell) -> bool:
-        axes = c.axes()
-        return all(_matches(k, axes[k], vs) for k, vs in wanted.items())
-
-    return [c for c in cells if keep(c)]
-
-
-def _matches(axis: str, value: Any, wanted: set[str]) -> bool:
-    """``value`` is one of ``wanted``; a key is matched by any prefix of it."""
-    if axis == "key":
-        return any(str(value).startswith(w) for w in wanted if w)
-    return _fmt(value) in wanted
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)

@@ -24,11 +24,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from rsp_sdk.matrix.execute import needs_judging
+from rsp_sdk.matrix.engines import EngineInfo
 from rsp_sdk.matrix.inputs import PreparedStream
+from rsp_sdk.matrix.judge import needs_judging
 from rsp_sdk.matrix.metrics import window_latencies
 from rsp_sdk.matrix.obslatency import relation_lags
-from rsp_sdk.matrix.plan import Cell, CellState, EngineInfo, Query, Slot, cells_for, select
+from rsp_sdk.matrix.plan import Cell, CellState, Query, Slot, cells_for
+from rsp_sdk.matrix.select import select
 from rsp_sdk.matrix.spec import FeedMode, MatrixSpec, RateSearch
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.profile import load_profile

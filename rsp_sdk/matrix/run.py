@@ -25,17 +25,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.aggregate import aggregate
-from rsp_sdk.matrix.execute import (
-    clear_interrupt,
-    interrupt_judging,
-    judge_cell,
-    run_cell,
-    unjudged,
-)
+from rsp_sdk.matrix.execute import judge_cell, run_cell
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
+from rsp_sdk.matrix.interrupt import clear_interrupt, interrupt_judging
+from rsp_sdk.matrix.judge import unjudged
 from rsp_sdk.matrix.lock import results_lock
 from rsp_sdk.matrix.oracle_cache import OracleCache
-from rsp_sdk.matrix.plan import Cell, CellState, parse_only, plan, select
+from rsp_sdk.matrix.plan import Cell, CellState, plan
+from rsp_sdk.matrix.select import parse_only, select
 from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.run.deadline import interrupt_runs
@@ -99,7 +96,8 @@ def _rate_search(
     progress: ProgressFn | None,
 ) -> tuple[set[str], int]:
     """Rate_max searches after the planned cells: (keys of every probe, probes run now)."""
-    from rsp_sdk.matrix.plan import engine_info, load_queries
+    from rsp_sdk.matrix.engines import engine_info
+    from rsp_sdk.matrix.plan import load_queries
     from rsp_sdk.matrix.ratesearch import run_searches
 
     ran: list[str] = []
@@ -172,26 +170,14 @@ def run_matrix(
         probe_keys: set[str] = set()
         probes_ran = 0
         oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
-
-        def one(cell: Cell) -> None:
-            judge_only = cell.key in to_judge
-            if progress:
-                event = "judge" if judge_only else "start"
-                progress(Progress(event=event, cell=cell, total=len(cells)))
-            if judge_only:
-                row = judge_cell(cell, store, streams, oracle, to_judge[cell.key])
-            else:
-                row = run_cell(cell, store, streams, oracle)
-            if progress:
-                progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
-
+        one = _cell_worker(store, streams, oracle, to_judge, len(cells), progress)
         side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
-        alone = [c for c in todo if c not in side_by_side]
         try:
             if side_by_side:
                 _side_by_side(one, side_by_side, jobs)
-            for cell in alone:
-                one(cell)
+            for cell in todo:
+                if cell not in side_by_side:
+                    one(cell)
             if spec.rate_search is not None:
                 probe_keys, probes_ran = _rate_search(
                     spec, spec_path, streams, cells, store, oracle, only, progress
@@ -202,13 +188,12 @@ def run_matrix(
                 lsbench=Metric.LSBENCH in spec.metrics,
                 epsilon_percent=spec.lsbench_epsilon_percent,
             )
-        keys = {c.key for c in cells} | probe_keys
         ran_now = [c.key for c in todo if c.key not in to_judge]
         return MatrixResult(
             root=output,
             cells=cells,
-            rows=[r for r in store.rows() if r["key"] in keys],
-            ran=len(todo) - len(to_judge) + probes_ran,
+            rows=[r for r in store.rows() if r["key"] in {c.key for c in cells} | probe_keys],
+            ran=len(ran_now) + probes_ran,
             judged=len(to_judge),
             skipped=len(cells) - len(todo),
             oracle_computed=oracle.computed,
@@ -217,6 +202,31 @@ def run_matrix(
             probe_keys=probe_keys,
             engine_s=sum(_run_seconds(store, k) for k in ran_now),
         )
+
+
+def _cell_worker(
+    store: Store,
+    streams: dict[str, PreparedStream],
+    oracle: OracleCache,
+    to_judge: dict[str, dict[str, Any] | None],
+    total: int,
+    progress: ProgressFn | None,
+) -> Callable[[Cell], None]:
+    """What the matrix does with one cell to do, in whichever thread: run and judge it, or
+    only judge it (``to_judge``: its run is recorded), telling ``progress`` before and after."""
+
+    def one(cell: Cell) -> None:
+        judge_only = cell.key in to_judge
+        if progress:
+            progress(Progress(event="judge" if judge_only else "start", cell=cell, total=total))
+        if judge_only:
+            row = judge_cell(cell, store, streams, oracle, to_judge[cell.key])
+        else:
+            row = run_cell(cell, store, streams, oracle)
+        if progress:
+            progress(Progress(event="done", cell=cell, row=row, total=total))
+
+    return one
 
 
 def _todo(
