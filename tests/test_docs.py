@@ -172,3 +172,26 @@ def test_readme_python_snippets_run_as_written(
     assert "correct 0" in capsys.readouterr().out  # what the comparison snippet says it prints
     table = namespace["table"]
     assert getattr(table, "num_rows", 0) > 0, "the oracle snippet computed nothing"
+
+
+def test_readme_python_snippets_are_formatted() -> None:
+    """The README's Python is what a reader copies into a project checked by ruff: each block
+    is as ``ruff format`` writes it with this project's settings (the lint session's paths hold
+    no Markdown, and docs/ pages include real files instead)."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (it comes with the dev extra: pip install -e .[dev])")
+    snippets = _readme_snippets()
+    assert len(snippets) >= 4, "the README's Python snippets were not found"
+    unformatted = []
+    for number, code in enumerate(snippets, 1):
+        done = subprocess.run(
+            [ruff, "format", "--diff", "--stdin-filename", f"README_block_{number}.py", "-"],
+            input=code,
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+        )
+        if done.returncode != 0:
+            unformatted.append(f"block {number}:\n{done.stdout}{done.stderr}")
+    assert not unformatted, "\n".join(unformatted)
