@@ -36,6 +36,8 @@ from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
 
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
+    from rsp_sdk.matrix.estimate import Estimate
+    from rsp_sdk.matrix.plan import Cell
     from rsp_sdk.matrix.run import MatrixResult
     from rsp_sdk.matrix.run import Progress as CellProgress
 
@@ -93,29 +95,10 @@ def plan_command(
     probes = len(searches) * max_probes(loaded.rate_search) if loaded.rate_search else 0
     wall = priced.wall_s + probes * loaded.expected_cell_s
     if as_json:
-        emit_json(
-            {
-                "spec": loaded.name,
-                "cells": [c.model_dump(mode="json", exclude={"query_spec"}) for c in cells],
-                "rate_searches": [
-                    {k: getattr(c, k) for k in ("engine", "runtime", "query", "stream")}
-                    for c in searches
-                ],
-                "rate_search_max_probes": probes,
-                "finished": priced.finished,
-                "expected_wall_s": wall,
-                "priced_from_measured": priced.measured,
-            }
-        )
+        emit_json(_plan_json(loaded.name, cells, searches, probes, priced, wall))
         return
-    t = Table(title=f"matrix {loaded.name}: {len(cells)} cells", show_lines=False)
-    for col in ("cell", "state", "key", "why not"):
-        t.add_column(col, overflow="fold")
-    for c in cells:
-        colour = COLOURS.get(c.state.value, "white")
-        t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
     if not summary:
-        console.print(t)
+        console.print(_plan_table(loaded.name, cells))
         for c in searches:
             console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
     console.print(
@@ -126,6 +109,35 @@ def plan_command(
         + priced.describe()
         + (f" + {probes * loaded.expected_cell_s / 60:.1f} min of probes" if probes else "")
     )
+
+
+def _plan_json(
+    name: str, cells: list[Cell], searches: list[Cell], probes: int, priced: Estimate, wall: float
+) -> dict[str, Any]:
+    """``rsp matrix plan --json``: every cell (without its rendered query), the Rate_max
+    searches and the price."""
+    return {
+        "spec": name,
+        "cells": [c.model_dump(mode="json", exclude={"query_spec"}) for c in cells],
+        "rate_searches": [
+            {k: getattr(c, k) for k in ("engine", "runtime", "query", "stream")} for c in searches
+        ],
+        "rate_search_max_probes": probes,
+        "finished": priced.finished,
+        "expected_wall_s": wall,
+        "priced_from_measured": priced.measured,
+    }
+
+
+def _plan_table(name: str, cells: list[Cell]) -> Table:
+    """One row per cell: its label, state, key prefix and why it will not run."""
+    t = Table(title=f"matrix {name}: {len(cells)} cells", show_lines=False)
+    for col in ("cell", "state", "key", "why not"):
+        t.add_column(col, overflow="fold")
+    for c in cells:
+        colour = COLOURS.get(c.state.value, "white")
+        t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
+    return t
 
 
 def _measured_rows(results: Path | None) -> list[dict[str, Any]]:
