@@ -457,6 +457,30 @@ def test_a_killed_matrix_reruns_without_redoing_finished_cells(
     assert summary[0]["repetitions"] == 3 and summary[0]["rate_achieved"]["n"] == 3
 
 
+def test_a_matrix_logging_to_a_file_prints_a_line_per_cell_and_what_a_rerun_skipped(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """Not a terminal (a log, a pipe, CI): no live bar, which would print nothing until the
+    end, but one line per finished cell, in order, with its outcome and the time left."""
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, KILL_SPEC.replace("repetitions = 3", "repetitions = 2"))
+    out = tmp_path / "results"
+    cmd = [*rsp_exe, "matrix", "run", str(spec), "-o", str(out)]
+    first = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    labels = list(pd.read_parquet(out / "cells.parquet").sort_values("repetition")["label"])
+    lines = [line for line in first.stdout.splitlines() if line.startswith("t [")]
+    assert len(lines) == 2, first.stdout
+    for n, (line, label) in enumerate(zip(lines, labels, strict=True), 1):
+        assert line.startswith(f"t [{n}/2] {label}: ok ("), line
+        assert " elapsed, ~" in line and line.endswith(" left"), line
+    assert lines[-1].endswith("~0:00:00 left")
+    again = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "t [" not in again.stdout
+    assert "ran 0 cell(s), 2 already done" in again.stdout
+
+
 ORACLE_SPEC = """
 metrics = ["csrbench", "yabench"]
 repetitions = 2

@@ -4,29 +4,19 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
+from rsp_sdk.cli.matrix_progress import matrix_progress
 from rsp_sdk.cli.matrix_tables import (
     COLOURS,
     comparability_table,
     coverage_table,
     mismatch_table,
-    outcome,
     perf_table,
     rate_max_table,
     reasons_table,
@@ -39,7 +29,6 @@ if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a
     from rsp_sdk.matrix.estimate import Estimate
     from rsp_sdk.matrix.plan import Cell
     from rsp_sdk.matrix.run import MatrixResult
-    from rsp_sdk.matrix.run import Progress as CellProgress
 
 app = RspTyper(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
 
@@ -193,7 +182,7 @@ def run_command(
     from rsp_sdk.matrix.store import Store
 
     loaded = load_spec(spec)
-    with _progress_bar(loaded.name, quiet=as_json) as (bar, progress):
+    with matrix_progress(loaded.name, console, quiet=as_json) as (stop, progress):
         try:
             result = run_matrix(
                 loaded,
@@ -208,7 +197,7 @@ def run_command(
                 spark_master=spark_master,
             )
         except KeyboardInterrupt:
-            bar.stop()
+            stop()
             print_tables(output, Store(output).current_rows())
             console.print(f"interrupted: rerun the same command to resume; results: {output}")
             raise typer.Exit(130) from None
@@ -224,39 +213,6 @@ def run_command(
         if r["key"] not in result.probe_keys  # a probe failing is how Rate_max is found
     ):
         raise typer.Exit(1)
-
-
-@contextmanager
-def _progress_bar(
-    name: str, *, quiet: bool
-) -> Iterator[tuple[Progress, Callable[[CellProgress], None]]]:
-    """One bar for the matrix (cells done / total, elapsed, ETA) and the current cell's name
-    and state beside it; the callback is what ``run_matrix`` reports to."""
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[current]}"),
-        console=console,
-        disable=quiet,
-        transient=False,
-    ) as bar:
-        task = bar.add_task(name, total=None, current="preparing inputs")
-
-        def progress(p: CellProgress) -> None:
-            if bar.tasks[task].total is None:
-                bar.update(task, total=p.total)
-            if p.event in ("start", "judge"):
-                doing = "running" if p.event == "start" else "judging its recorded run"
-                bar.update(task, current=f"{p.cell.label}: {doing}")
-            else:
-                word = outcome(p.row or {"state": "ok"})
-                colour = COLOURS.get(word, "white")
-                bar.update(task, advance=1, current=f"{p.cell.label}: [{colour}]{word}[/]")
-
-        yield bar, progress
 
 
 def _time_split(result: MatrixResult) -> str:
