@@ -461,7 +461,8 @@ def test_a_matrix_logging_to_a_file_prints_a_line_per_cell_and_what_a_rerun_skip
     rsp_exe: list[str], tmp_path: Path
 ) -> None:
     """Not a terminal (a log, a pipe, CI): no live bar, which would print nothing until the
-    end, but one line per finished cell, in order, with its outcome and the time left."""
+    end, but a line when each cell starts and one when it ends, in order, with its outcome and
+    the time left."""
     write_inputs(tmp_path)
     spec = write_spec(tmp_path, KILL_SPEC.replace("repetitions = 3", "repetitions = 2"))
     out = tmp_path / "results"
@@ -475,6 +476,8 @@ def test_a_matrix_logging_to_a_file_prints_a_line_per_cell_and_what_a_rerun_skip
         assert line.startswith(f"t [{n}/2] {label}: ok ("), line
         assert " elapsed, ~" in line and line.endswith(" left"), line
     assert lines[-1].endswith("~0:00:00 left")
+    started = [line for line in first.stdout.splitlines() if line.startswith("t → ")]
+    assert started == [f"t → {label}: running" for label in labels]
     again = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert "t [" not in again.stdout

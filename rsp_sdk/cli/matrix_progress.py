@@ -4,7 +4,8 @@ A live bar redraws one line in place; written to a file, a pipe or a CI log it p
 until the matrix ends — an hour of YABench under ``nohup`` showed an empty log, and a cell
 that hung could not be told from one that was slow. Where the output is not a terminal each
 finished cell prints one line instead: how many are done, the cell, its outcome and time, the
-time elapsed and an estimate of what is left.
+time elapsed and an estimate of what is left; and a line when a cell starts, so that the
+log names the cell under way.
 """
 
 from __future__ import annotations
@@ -81,9 +82,9 @@ def _bar(
 
 
 class CellLines:
-    """A line per finished cell, for a log. Cells a rerun skips are counted in one line, not
-    listed (a resumed matrix may have hundreds); what is left is estimated from the cells run
-    in this invocation only, as a skipped cell costs nothing."""
+    """A line per cell started and per cell finished, for a log. Cells a rerun skips are
+    counted in one line, not listed (a resumed matrix may have hundreds); what is left is
+    estimated from the cells run in this invocation only, as a skipped cell costs nothing."""
 
     def __init__(self, name: str, console: Console) -> None:
         self.name = name
@@ -102,6 +103,8 @@ class CellLines:
             if self.first_start is None:
                 self.first_start = time.monotonic()
                 self._skips()
+            doing = "running" if p.event == "start" else "judging its recorded run"
+            self.console.print(f"{self.name} → {p.cell.label}: {doing}", soft_wrap=True)
             return
         self.done += 1
         self.worked += 1
