@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -260,56 +262,96 @@ def run_searches(
     config = {e.name: e.engine_config for e in spec.engines}
     results: list[SearchResult] = []
     for target in targets(spec, planned_cells):
-        query = by_name[target.query]
-        info = engines[target.engine]
-        step = step_ms(QuerySpec.model_validate(target.query_spec))
-        first = probe_cell(
-            spec, info, config[target.engine], target.runtime, streams[target.stream], query, 1.0
+        prober = _Prober(
+            spec,
+            cfg,
+            engines[target.engine],
+            config[target.engine],
+            target,
+            by_name[target.query],
+            streams[target.stream],
+            store,
+            run_one,
+            only or [],
         )
-        if first is None or (only and not select([first], only)):
+        if prober.cell(1.0) is None:
             continue  # excluded: no search (an earlier one in ratesearch.json stays)
-
-        def probe(rate: float, t: Cell = target, q: Query = query, s: int = step) -> Probe:
-            cell = probe_cell(
-                spec, engines[t.engine], config[t.engine], t.runtime, streams[t.stream], q, rate
-            )
-            if cell is None or (only and not select([cell], only)):
-                return Probe(rate=rate, sustained=False, why="excluded by the spec or --only")
-            if cell.state is not CellState.PLANNED:
-                return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
-            row = store.done(cell.key) or run_one(cell)
-            windows, after = _windows(store, row)
-            judged = needs_judging(cell)
-            warmup = cfg.warmup_windows
-            return sustained(
-                row, rate, s, cfg.min_achieved, windows, warmup, judged=judged, after=after
-            )
-
-        probes: list[Probe] = []
-
-        def recorded(
-            rate: float, probe: Callable[[float], Probe] = probe, acc: list[Probe] = probes
-        ) -> Probe:
-            p = probe(rate)
-            acc.append(p)
-            return p
-
-        rate_max, capped = search(recorded, cfg)
+        rate_max, capped = search(prober, cfg)
         results.append(
             SearchResult(
-                engine=info.name,
+                engine=target.engine,
                 runtime=target.runtime,
                 query=target.query,
                 stream=target.stream,
-                step_ms=step,
+                step_ms=prober.step,
                 rate_max=rate_max,
                 capped=capped and rate_max is not None,
-                probes=probes,
-                reason=None if rate_max is not None else probes[-1].why,
+                probes=prober.probes,
+                reason=None if rate_max is not None else prober.probes[-1].why,
             )
         )
     write_results(store.root, results)
     return results
+
+
+@dataclass
+class _Prober:
+    """One search's probes: the cell of a rate, run (or read back when done) and judged
+    sustained or not; every probe made is kept, in order, for ratesearch.json."""
+
+    spec: MatrixSpec
+    cfg: RateSearch
+    info: EngineInfo
+    engine_config: dict[str, Any]
+    target: Cell
+    query: Query
+    stream: PreparedStream
+    store: Store
+    run_one: RunOne
+    only: list[str]
+    probes: list[Probe] = field(default_factory=list)
+
+    @cached_property
+    def step(self) -> int:
+        assert self.target.query_spec is not None
+        return step_ms(QuerySpec.model_validate(self.target.query_spec))
+
+    def cell(self, rate: float) -> Cell | None:
+        """The probe cell at ``rate``; None where the spec's rules or --only exclude it."""
+        cell = probe_cell(
+            self.spec,
+            self.info,
+            self.engine_config,
+            self.target.runtime,
+            self.stream,
+            self.query,
+            rate,
+        )
+        return None if cell is None or (self.only and not select([cell], self.only)) else cell
+
+    def __call__(self, rate: float) -> Probe:
+        probe = self._probe(rate)
+        self.probes.append(probe)
+        return probe
+
+    def _probe(self, rate: float) -> Probe:
+        cell = self.cell(rate)
+        if cell is None:
+            return Probe(rate=rate, sustained=False, why="excluded by the spec or --only")
+        if cell.state is not CellState.PLANNED:
+            return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
+        row = self.store.done(cell.key) or self.run_one(cell)
+        windows, after = _windows(self.store, row)
+        return sustained(
+            row,
+            rate,
+            self.step,
+            self.cfg.min_achieved,
+            windows,
+            self.cfg.warmup_windows,
+            judged=needs_judging(cell),
+            after=after,
+        )
 
 
 def _windows(
