@@ -166,6 +166,38 @@ def test_plan_is_the_product_with_rules_and_keeps_cells_that_cannot_run(
     assert {(c.query, c.runtime) for c in picked} == {("q1", "subprocess"), ("qf", "subprocess")}
 
 
+def test_plan_lists_each_exclude_rule_with_the_cells_it_cuts_and_its_reason(
+    rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """A rule cuts cells silently from every table; the plan says how many each cut and why,
+    and shows a rule that cuts nothing (here a mistyped query name) with 0."""
+    write_inputs(tmp_path)
+    rules = (
+        '[[exclude]]\nquery = "qt[R=PT2S]"\nreason = "two-second windows come later"\n'
+        '[[exclude]]\nquery = "qt[R=PT3S]"\nreason = "a typo"\n'
+    )
+    spec = write_spec(tmp_path, PLAN_SPEC + rules)
+    cmd = [*rsp_exe, "matrix", "plan", str(spec)]
+    run = {"env": env(), "capture_output": True, "text": True, "timeout": 120}
+    shown = subprocess.run([*cmd, "--json"], **run)
+    assert shown.returncode == 0, shown.stderr
+    excluded = json.loads(shown.stdout)["excluded"]
+    # rate cells of toy-py (2 runtimes x 4 queries x 2 rates x 2 reps) but q1 at 5000 (4),
+    # re-included; then the afap cells of qt[R=PT2S] (toy-py 2 x 2, no-such-engine 1 x 2)
+    assert [(e["rule"], e["cells"], e["reason"]) for e in excluded] == [
+        ({"feeding": "rate"}, 28, None),
+        ({"query": "qt[R=PT2S]"}, 6, "two-second windows come later"),
+        ({"query": "qt[R=PT3S]"}, 0, "a typo"),
+    ]
+    text = subprocess.run(cmd, **run)
+    assert "excluded: 6 cell(s) by rule query=qt[R=PT2S]: two-second windows come later" in (
+        text.stdout
+    )
+    assert "excluded: 0 cell(s) by rule query=qt[R=PT3S]: a typo" in text.stdout
+    picked = subprocess.run([*cmd, "--json", "--only", "runtime=py4j"], **run)
+    assert [e["cells"] for e in json.loads(picked.stdout)["excluded"]] == [14, 2, 0]
+
+
 TWO_PARAMS_SPEC = """
 [[engines]]
 name = "toy-py"

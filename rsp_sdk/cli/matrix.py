@@ -27,8 +27,10 @@ from rsp_sdk.errors import InputError
 
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
     from rsp_sdk.matrix.estimate import Estimate
+    from rsp_sdk.matrix.inputs import PreparedStream
     from rsp_sdk.matrix.plan import Cell
     from rsp_sdk.matrix.run import MatrixResult
+    from rsp_sdk.matrix.spec import MatrixSpec, Rule
 
 app = RspTyper(help="The engine matrix: plan, run and tabulate a spec (matrix/*.toml).")
 
@@ -76,7 +78,8 @@ def plan_command(
     loaded = load_spec(spec)
     measured = _measured_rows(results)
     with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
-        _, cells = planned(loaded, spec, Path(tmp), only, plan_only=True)
+        streams, cells = planned(loaded, spec, Path(tmp), only, plan_only=True)
+    cut = _exclusions(loaded, spec, streams, only)
     runnable = [c for c in cells if c.state is CellState.PLANNED]
     per_stream = {s.name: s.expected_cell_s for s in loaded.streams if s.expected_cell_s}
     priced = estimate(runnable, loaded.expected_cell_s, measured, per_stream)
@@ -84,10 +87,12 @@ def plan_command(
     probes = len(searches) * max_probes(loaded.rate_search) if loaded.rate_search else 0
     wall = priced.wall_s + probes * loaded.expected_cell_s
     if as_json:
-        emit_json(_plan_json(loaded.name, cells, searches, probes, priced, wall))
+        emit_json(_plan_json(loaded.name, cells, searches, probes, priced, wall, cut))
         return
     if not summary:
         console.print(_plan_table(loaded.name, cells))
+        for rule, n in cut:
+            console.print(f"excluded: {n} cell(s) by {_rule_text(rule)}", highlight=False)
         for c in searches:
             console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
     console.print(
@@ -100,8 +105,33 @@ def plan_command(
     )
 
 
+def _exclusions(
+    loaded: MatrixSpec, path: Path, streams: dict[str, PreparedStream], only: list[str] | None
+) -> list[tuple[Rule, int]]:
+    """The spec's exclude rules and how many selected cells each cuts (planned without them)."""
+    from rsp_sdk.matrix.plan import exclusions, plan
+    from rsp_sdk.matrix.select import select
+
+    if not loaded.exclude:
+        return []
+    unruled = plan(loaded.model_copy(update={"exclude": []}), path, streams)
+    return exclusions(loaded, select(unruled, only or []))
+
+
+def _rule_text(rule: Rule) -> str:
+    axes = rule.model_dump(exclude_none=True, exclude={"reason"})
+    text = "rule " + ", ".join(f"{k}={v}" for k, v in axes.items())
+    return text + (f": {rule.reason}" if rule.reason else "")
+
+
 def _plan_json(
-    name: str, cells: list[Cell], searches: list[Cell], probes: int, priced: Estimate, wall: float
+    name: str,
+    cells: list[Cell],
+    searches: list[Cell],
+    probes: int,
+    priced: Estimate,
+    wall: float,
+    cut: list[tuple[Rule, int]],
 ) -> dict[str, Any]:
     """``rsp matrix plan --json``: every cell (without its rendered query), the Rate_max
     searches and the price."""
@@ -115,6 +145,14 @@ def _plan_json(
         "finished": priced.finished,
         "expected_wall_s": wall,
         "priced_from_measured": priced.measured,
+        "excluded": [
+            {
+                "rule": r.model_dump(exclude_none=True, exclude={"reason"}),
+                "reason": r.reason,
+                "cells": n,
+            }
+            for r, n in cut
+        ],
     }
 
 

@@ -253,6 +253,18 @@ def _excluded(rules: list[Rule], include: list[Rule], axes: dict[str, Any]) -> R
     return None
 
 
+def exclusions(spec: MatrixSpec, unruled: list[Cell]) -> list[tuple[Rule, int]]:
+    """Each exclude rule of ``spec`` with the number of cells of ``unruled`` (the plan made
+    without the rules) it cuts — what ``rsp matrix plan`` shows with the rule's reason, so a
+    rule that cuts nothing (a query name mistyped) is seen instead of silently running all."""
+    counts = [0] * len(spec.exclude)
+    for cell in unruled:
+        rule = _excluded(spec.exclude, spec.include, cell.axes())
+        if rule is not None:
+            counts[next(i for i, r in enumerate(spec.exclude) if r is rule)] += 1
+    return list(zip(spec.exclude, counts, strict=True))
+
+
 def plan(
     spec: MatrixSpec,
     spec_path: Path,

@@ -146,7 +146,9 @@ class Rule(_Model):
     rate: float | None = None
     time_scale: float | None = None
     instances: int | None = None
-    reason: str | None = Field(default=None, description="shown for excluded cells")
+    reason: str | None = Field(
+        default=None, description="why: rsp matrix plan shows it with the cells the rule cuts"
+    )
 
     def matches(self, axes: dict[str, Any]) -> bool:
         given = self.model_dump(exclude_none=True, exclude={"reason"})
