@@ -1,6 +1,6 @@
 """The documentation's promises, run: the tutorial's example adapter package passes the
 conformance kit when installed the way a user installs it, its query-structure helper reads what
-renderers need, and the README's Python snippets run as written."""
+renderers need, the README's Python snippets run as written, and the spec page's example runs."""
 
 from __future__ import annotations
 
@@ -195,3 +195,38 @@ def test_readme_python_snippets_are_formatted() -> None:
         if done.returncode != 0:
             unformatted.append(f"block {number}:\n{done.stdout}{done.stderr}")
     assert not unformatted, "\n".join(unformatted)
+
+
+SWEEP = REPO / "docs" / "examples" / "matrix" / "window-sweep.toml"
+
+
+def test_the_spec_pages_example_plans_and_runs_as_the_page_shows(
+    shared_data: Path, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """docs/matrix-spec.md's window sweep: the plan's exclusion line is the one the page
+    quotes, and its rsp-js cells run and are judged correct, as the page's table shows."""
+    from tests.real_engines import engine_missing
+
+    page = (REPO / "docs" / "matrix-spec.md").read_text(encoding="utf-8")
+    env = {**os.environ, "RSP_SHARED_DATA": str(shared_data), "COLUMNS": "200"}
+    plan = subprocess.run(
+        [*rsp_exe, "matrix", "plan", str(SWEEP)], env=env, capture_output=True, text=True
+    )
+    assert plan.returncode == 0, plan.stderr
+    excluded = [line for line in plan.stdout.splitlines() if line.startswith("excluded:")]
+    assert len(excluded) == 1 and excluded[0] in page
+    assert "6 runnable, 0 refused or unavailable" in plan.stdout
+    missing = engine_missing("rspjs")
+    if missing:
+        pytest.skip(missing)
+    out = tmp_path / "sweep"
+    cmd = [*rsp_exe, "matrix", "run", str(SWEEP), "-o", str(out), "--only", "engine=rspjs"]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = [json.loads(p.read_text()) for p in sorted((out / "cells").glob("*/cell.json"))]
+    assert sorted((r["query"], r["repetition"], r["verdict"], r["t0_ms"]) for r in rows) == [
+        ("hot[MIN=80,RANGE=PT10S]", 1, "correct", 0),
+        ("hot[MIN=80,RANGE=PT10S]", 2, "correct", 0),
+        ("hot[MIN=80,RANGE=PT5S]", 1, "correct", 0),
+        ("hot[MIN=80,RANGE=PT5S]", 2, "correct", 0),
+    ]
