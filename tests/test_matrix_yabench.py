@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rsp_sdk.errors import InputError
-from rsp_sdk.matrix.spec import load_spec
+from rsp_sdk.matrix.spec import Rule, load_spec
 from tests.conftest import run_rsp
 
 TESTS = Path("YABench+yabench") / "tests"
@@ -53,6 +53,22 @@ def test_yabench_folders_plan_unchanged(
     assert [e.name for e in spec.engines] == ["cqels"]
     assert [q.gracious for q in spec.queries] == [True, True]
     assert [s.generator.params["stations"] for s in spec.streams if s.generator] == [1, 10]
+
+
+def test_an_experiment_of_the_shipped_spec_is_picked_by_its_group(rsp_exe: list[str]) -> None:
+    """`--only group=E3`: YABench's E3 cells (join, 50/200/500 stations) and no E4 cell, though
+    E4 runs the same query; an exclude rule on a group cuts the same cells."""
+    spec = Path(__file__).resolve().parent.parent / "matrix" / "yabench.toml"
+    only = ["--only", "group=E3", "--only", "engine=rspjs", "--only", "repetition=1"]
+    proc = run_rsp(rsp_exe, "matrix", "plan", spec, "--json", *only)
+    cells = json.loads(proc.stdout)["cells"]
+    assert {(c["group"], c["query"]) for c in cells} == {
+        ("E3", "join[DELTA=10,RANGE=PT5S,STEP=PT5S]")
+    }
+    assert sorted({c["stream"] for c in cells}) == ["sg1-200", "sg1-50", "sg1-500"]
+    rule = Rule(group="E3")
+    assert rule.matches({"group": "E3", "query": "join"})
+    assert not rule.matches({"group": "E4", "query": "join"})
 
 
 @pytest.mark.parametrize(

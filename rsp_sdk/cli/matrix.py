@@ -41,7 +41,8 @@ Only = Annotated[
         "--only",
         help="pick cells: engine=cqels,query=q4 (repeatable; same key = or; commas inside "
         "brackets stay in the value: query=qt[R=PT5S,S=PT1S]); axes: engine, runtime, query, "
-        "stream, feeding, rate, time_scale, instances, repetition, state",
+        "group (the experiment), stream, feeding, rate, time_scale, instances, repetition, "
+        "state",
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]

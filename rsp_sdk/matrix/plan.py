@@ -93,6 +93,7 @@ class Cell(BaseModel):
             "engine": self.engine,
             "runtime": self.runtime,
             "query": self.query,
+            "group": self.group,  # the experiment (YABench's E1–E4): `--only group=E3`
             "stream": self.stream,
             "feeding": self.feeding,
             "rate": self.rate,

@@ -141,6 +141,7 @@ class Rule(_Model):
     engine: str | None = None
     runtime: str | None = None
     query: str | None = None
+    group: str | None = None
     stream: str | None = None
     feeding: str | None = None
     rate: float | None = None
