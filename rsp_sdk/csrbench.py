@@ -48,7 +48,7 @@ from rsp_sdk.util.atomic import atomic_path
 from rsp_sdk.util.outdir import check_output_dir, prepare_output_dir
 
 if TYPE_CHECKING:
-    from rsp_sdk.compare.parts import Parts
+    from rsp_sdk.compare.parts import ExpectedTable
 
 QUERIES = tuple(f"q{n}" for n in range(1, 8))
 STREAM_IRI = "http://ex.org/streams/test"
@@ -162,7 +162,7 @@ def judge(
     adapter: Adapter,
     run_dir: Path,
     *,
-    expected: pa.Table | Parts | None = None,
+    expected: pa.Table | ExpectedTable | None = None,
     representative_of: dict[int, int] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(state, verdict as a dict) of one run, judged by the oracle under the adapter's profile.
@@ -172,7 +172,7 @@ def judge(
     ``expected``: the oracle's output for (stream, spec, profile), when the caller already has
     it (the matrix computes it once and reuses it across cells); ``representative_of``: it
     holds the t0 class representatives only (see ``judge_run``). ``expected`` may also be
-    the parts of a table too large to hold (``rsp_sdk.compare.parts``), with
+    a table too large to hold, on disk in parts (``rsp_sdk.compare.parts``), with
     ``representative_of``."""
     return judge_each(
         stream,
@@ -192,14 +192,14 @@ def judge_each(
     run_dir: Path,
     queries: list[str],
     *,
-    expected: pa.Table | Parts | None = None,
+    expected: pa.Table | ExpectedTable | None = None,
     representative_of: dict[int, int] | None = None,
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """``judge`` for each of ``queries`` in the run: the simultaneous instances of ``spec``
     (CityBench's concurrency axis), all expecting its output, which is grouped once."""
     from rsp_sdk.compare.answers import load_answers
     from rsp_sdk.compare.judge import judge_each as judge_table
-    from rsp_sdk.compare.parts import judge_parts_each
+    from rsp_sdk.compare.parts import ExpectedTable, judge_parts_each
 
     profile, r2s = adapter.profile, adapter.profile.r2s or spec.r2s
     actual = load_answers(run_dir)
@@ -208,7 +208,7 @@ def judge_each(
 
         expected = oracle_expected(stream, spec, profile)
     names: list[str | None] = list(queries)
-    if callable(expected):
+    if isinstance(expected, ExpectedTable):
         assert representative_of is not None, "parts hold class representatives"
         results = judge_parts_each(
             expected, actual, profile, r2s, queries=names, representative_of=representative_of

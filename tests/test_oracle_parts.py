@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from rsp_sdk.compare import parts as parts_module
 from rsp_sdk.compare.check import check_run
 from rsp_sdk.compare.judge import judge_each, judge_run
 from rsp_sdk.compare.parts import ExpectedTable, judge_parts, judge_parts_each, write_parts
@@ -90,14 +91,14 @@ def test_parts_are_the_class_table_cut_between_classes_and_judge_as_it(
     for label, answer in answers.items():
         want = judge_run(whole, answer, PROFILE, R2S.ISTREAM, representative_of=rep_of)
         have = judge_parts(
-            table.parts, answer, PROFILE, R2S.ISTREAM, query=None, representative_of=rep_of
+            table, answer, PROFILE, R2S.ISTREAM, query=None, representative_of=rep_of
         )
         assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
         assert have.state.value == {"right": "correct", "wrong": "incorrect"}.get(
             label, "no output"
         )
     right = judge_parts(
-        table.parts, answers["right"], PROFILE, R2S.ISTREAM, query=None, representative_of=rep_of
+        table, answers["right"], PROFILE, R2S.ISTREAM, query=None, representative_of=rep_of
     )
     spanned = {rep_of[t] for a, b in right.verdict.t0_ranges for t in rep_of if a <= t <= b}
     assert len(spanned) > 1  # the match's ranges reach classes of later parts
@@ -119,7 +120,7 @@ def test_parts_are_the_class_table_cut_between_classes_and_judge_as_it(
     }
     together = [
         judge_parts_each(
-            table.parts,
+            table,
             one_output,
             PROFILE,
             R2S.ISTREAM,
@@ -191,9 +192,7 @@ def test_parts_none_of_which_expects_a_row_judge_as_the_whole_table(
     answers = {"silent": result_table([], query="q"), "wrong": result_table([s("m1")], query="q")}
     for label, answer in answers.items():
         want = judge_run(whole, answer, quiet, R2S.RSTREAM, representative_of=rep_of)
-        have = judge_parts(
-            table.parts, answer, quiet, R2S.RSTREAM, query=None, representative_of=rep_of
-        )
+        have = judge_parts(table, answer, quiet, R2S.RSTREAM, query=None, representative_of=rep_of)
         assert have.model_dump(mode="json") == want.model_dump(mode="json"), label
         assert have.correct is (label == "silent")
     # YABench's per-window metrics too, through `rsp oracle check`'s path, split and whole:
@@ -294,7 +293,7 @@ def test_a_failure_that_matched_outranks_later_parts_the_output_cannot_start_in(
     for label, (answer, t0, matched, reason, missing, extra) in cases.items():
         whole = judge_run(table.whole(), answer, PROFILE, R2S.RSTREAM, representative_of=rep_of)
         have = judge_parts(
-            table.parts, answer, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of
+            table, answer, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of
         )
         assert have.model_dump(mode="json") == whole.model_dump(mode="json"), label
         d = have.divergence
@@ -321,9 +320,49 @@ def test_silence_is_judged_by_counting_each_parts_relations(
         raise AssertionError("an empty output's parts were grouped into relations")
 
     monkeypatch.setattr("rsp_sdk.compare.parts.expected_relations", grouped)
-    have = judge_parts(
-        table.parts, silent, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of
-    )
+    have = judge_parts(table, silent, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of)
     assert have.model_dump(mode="json") == whole.model_dump(mode="json")
     assert have.state == "no output" and have.verdict.candidates == [0, 5, 10, 20, 25]
     assert "expects up to 3 relation(s): no output" in " ".join(have.verdict.notes)
+
+
+def test_after_a_match_later_parts_group_only_the_classes_shaped_like_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the output has matched, a later part matters only for the classes expecting what
+    the match expects: a class is read and grouped only when its relations have the match's
+    row counts, and a part with none is never read past its t0s and seqs. By hand: the output
+    [a], [z] matches t0 = 0 in part 1; part 2's t0 = 10 ([x], [y]) has its shape and is
+    grouped (it expects other bindings), t0 = 15 expects the same and joins the t0 ranges;
+    part 3's t0 = 20 has three relations and is never read whole."""
+    path = tmp_path / "expected.parquet"
+    parts = [
+        {0: [(0, 10, s("a")), (10, 20, s("z"))]},
+        {10: [(10, 20, s("x")), (20, 30, s("y"))], 15: [(15, 25, s("a")), (25, 35, s("z"))]},
+        {20: [(20, 30, s("a")), (30, 40, s("b")), (40, 50, s("c"))]},
+    ]
+    write_parts(path, (expected_table(p) for p in parts))
+    table = ExpectedTable(path)
+    rep_of = {0: 0, 10: 10, 15: 15, 20: 20}
+    answer = result_table([s("a"), s("z")])
+    whole = judge_run(table.whole(), answer, PROFILE, R2S.RSTREAM, representative_of=rep_of)
+    reads: list[tuple[int, tuple[str, ...] | None]] = []
+    grouped: list[list[int]] = []
+    read, group = ExpectedTable.read, parts_module.expected_relations
+
+    def reading(self: ExpectedTable, i: int, columns: Any = None) -> pa.Table:
+        reads.append((i, None if columns is None else tuple(columns)))
+        return read(self, i, columns)
+
+    def grouping(t: pa.Table, **kwargs: Any) -> Any:
+        grouped.append(sorted(set(t.column("t0_ms").to_pylist())))
+        return group(t, **kwargs)
+
+    monkeypatch.setattr(ExpectedTable, "read", reading)
+    monkeypatch.setattr(parts_module, "expected_relations", grouping)
+    have = judge_parts(table, answer, PROFILE, R2S.RSTREAM, query=None, representative_of=rep_of)
+    assert have.model_dump(mode="json") == whole.model_dump(mode="json")
+    assert have.correct and have.verdict.t0 == 0
+    assert have.verdict.t0_ranges == [(0, 0), (15, 15)]
+    assert grouped == [[0], [10, 15], []]
+    assert (2, None) not in reads and (2, ("t0_ms", "seq")) in reads

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from rsp_sdk.compare.parts import metrics_t0
+from rsp_sdk.compare.parts import ExpectedTable, metrics_t0
 from rsp_sdk.compare.wallclock import (
     scaled_windows,
     stream_timeline,
@@ -123,7 +123,7 @@ def _judgement(
     )
     table, classes = got.table, got.classes
     # a table in parts is judged a part at a time (``rsp_sdk.compare.parts``)
-    expected = table.parts if table.in_parts and classes is not None else table.whole()
+    expected = table if table.in_parts and classes is not None else table.whole()
     verdict, detail = _judge_instances(cell, spec, adapter, stream, run_dir, expected, classes)
     if window_scale is not None:
         detail["window_scale"] = window_scale
@@ -145,7 +145,7 @@ def _judgement(
         if cell.instances > 1:
             first = spec.model_copy(update={"name": f"{spec.name}_1"})
         t0 = detail.get("t0")
-        if callable(expected):  # the one candidate the metrics need, from its part
+        if isinstance(expected, ExpectedTable):  # the one candidate the metrics need
             t0 = metrics_t0(table, detail)
             expected = table.of_t0(t0)
         out.update(_yabench(cell, first, adapter, stream, run_dir, expected, t0, classes))
