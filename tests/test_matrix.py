@@ -198,6 +198,29 @@ def test_plan_lists_each_exclude_rule_with_the_cells_it_cuts_and_its_reason(
     assert [e["cells"] for e in json.loads(picked.stdout)["excluded"]] == [14, 2, 0]
 
 
+def test_a_plan_resolves_each_engine_once(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Resolving an engine checks its provisioning (lock file, artifact hashes); the plan and
+    the count of its exclusions resolved every engine twice. The real lookups run, counted."""
+    from rsp_sdk.cli.matrix import plan_command
+
+    write_inputs(tmp_path)
+    spec = write_spec(tmp_path, PLAN_SPEC + '[[exclude]]\nquery = "qt[R=PT2S]"\n')
+    looked_up: list[str] = []
+    real = registry.get_adapter
+
+    def counted(name: str) -> Any:
+        looked_up.append(name)
+        return real(name)
+
+    monkeypatch.setattr(registry, "get_adapter", counted)
+    plan_command(spec, as_json=True)
+    shown = json.loads(capsys.readouterr().out)
+    assert [e["cells"] for e in shown["excluded"]] == [28, 6]
+    assert sorted(looked_up) == ["no-such-engine", "toy-py"]
+
+
 TWO_PARAMS_SPEC = """
 [[engines]]
 name = "toy-py"

@@ -26,6 +26,7 @@ from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
 
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
+    from rsp_sdk.matrix.engines import EngineInfo
     from rsp_sdk.matrix.estimate import Estimate
     from rsp_sdk.matrix.inputs import PreparedStream
     from rsp_sdk.matrix.plan import Cell
@@ -70,6 +71,7 @@ def plan_command(
 
     Runs nothing (a stream is generated, in a temporary folder, only the first time its
     recipe is seen: its sha256 is part of every cell key)."""
+    from rsp_sdk.matrix.engines import spec_engines
     from rsp_sdk.matrix.estimate import estimate
     from rsp_sdk.matrix.plan import CellState
     from rsp_sdk.matrix.ratesearch import max_probes, targets
@@ -78,9 +80,10 @@ def plan_command(
 
     loaded = load_spec(spec)
     measured = _measured_rows(results)
+    engines = spec_engines(loaded)
     with tempfile.TemporaryDirectory(prefix="rsp-matrix-plan-") as tmp:
-        streams, cells = planned(loaded, spec, Path(tmp), only, plan_only=True)
-    cut = _exclusions(loaded, spec, streams, only)
+        streams, cells = planned(loaded, spec, Path(tmp), only, plan_only=True, engines=engines)
+    cut = _exclusions(loaded, spec, streams, only, engines)
     runnable = [c for c in cells if c.state is CellState.PLANNED]
     per_stream = {s.name: s.expected_cell_s for s in loaded.streams if s.expected_cell_s}
     priced = estimate(runnable, loaded.expected_cell_s, measured, per_stream)
@@ -107,15 +110,20 @@ def plan_command(
 
 
 def _exclusions(
-    loaded: MatrixSpec, path: Path, streams: dict[str, PreparedStream], only: list[str] | None
+    loaded: MatrixSpec,
+    path: Path,
+    streams: dict[str, PreparedStream],
+    only: list[str] | None,
+    engines: dict[str, EngineInfo],
 ) -> list[tuple[Rule, int]]:
-    """The spec's exclude rules and how many selected cells each cuts (planned without them)."""
+    """The spec's exclude rules and how many selected cells each cuts (planned without them,
+    with the engines the plan resolved)."""
     from rsp_sdk.matrix.plan import exclusions, plan
     from rsp_sdk.matrix.select import select
 
     if not loaded.exclude:
         return []
-    unruled = plan(loaded.model_copy(update={"exclude": []}), path, streams)
+    unruled = plan(loaded.model_copy(update={"exclude": []}), path, streams, engines=engines)
     return exclusions(loaded, select(unruled, only or []))
 
 

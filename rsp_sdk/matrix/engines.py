@@ -8,12 +8,15 @@ check) can ask the same questions without building a plan.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.errors import RspError
 from rsp_sdk.matrix.adapter_code import adapter_code
+
+if TYPE_CHECKING:
+    from rsp_sdk.matrix.spec import MatrixSpec
 
 
 class EngineInfo(BaseModel):
@@ -31,6 +34,12 @@ class EngineInfo(BaseModel):
     error: str | None = None
     # runtime → why it cannot work on this machine now (docker: no daemon reachable)
     unavailable: dict[str, str] = {}
+
+
+def spec_engines(spec: MatrixSpec) -> dict[str, EngineInfo]:
+    """Each engine of ``spec`` resolved once: a resolution checks provisioning (lock files,
+    artifacts), so a command resolves its engines here and hands them to every plan it makes."""
+    return {e.name: engine_info(e.name) for e in spec.engines}
 
 
 def engine_info(name: str) -> EngineInfo:

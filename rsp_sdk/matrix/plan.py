@@ -32,7 +32,7 @@ from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.session import UnsupportedQuery
 from rsp_sdk.errors import InputError
-from rsp_sdk.matrix.engines import EngineInfo, engine_info
+from rsp_sdk.matrix.engines import EngineInfo, spec_engines
 from rsp_sdk.matrix.inputs import PreparedStream, expand
 from rsp_sdk.matrix.spec import MATRIX_FORMAT, FeedMode, MatrixSpec, Metric, Rule
 from rsp_sdk.model.profile import Profile, load_profile
@@ -277,7 +277,7 @@ def plan(
     """The cells of ``spec`` on the prepared ``streams``, in run order (excluded cells are
     left out; refused and unavailable ones are kept with their reason). A stream of the spec
     left unprepared (``--only stream=…``) has no cells."""
-    engines = engines or {e.name: engine_info(e.name) for e in spec.engines}
+    engines = engines or spec_engines(spec)
     queries = queries if queries is not None else load_queries(spec, spec_path)
     override: Profile | None = load_profile(spec.profile) if spec.profile else None
     refusals = _Refusals()

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from rsp_sdk.matrix.aggregate import aggregate
+from rsp_sdk.matrix.engines import EngineInfo, spec_engines
 from rsp_sdk.matrix.execute import judge_cell, run_cell
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
 from rsp_sdk.matrix.interrupt import clear_interrupt, interrupt_judging
@@ -75,6 +76,7 @@ def planned(
     only: list[str] | None = None,
     *,
     plan_only: bool = False,
+    engines: dict[str, EngineInfo] | None = None,
 ) -> tuple[dict[str, PreparedStream], list[Cell]]:
     named = parse_only(only or []).get("stream", set())
     picked = spec
@@ -82,7 +84,7 @@ def planned(
         picked = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
     streams = prepare(picked, spec_path, inputs, plan_only=plan_only)
     # planned from the whole spec (its labels name the stream whenever it has several)
-    return streams, select(plan(spec, spec_path, streams), only or [])
+    return streams, select(plan(spec, spec_path, streams, engines=engines), only or [])
 
 
 def _rate_search(
@@ -94,9 +96,9 @@ def _rate_search(
     oracle: OracleCache,
     only: list[str] | None,
     progress: ProgressFn | None,
+    engines: dict[str, EngineInfo],
 ) -> tuple[set[str], int]:
     """Rate_max searches after the planned cells: (keys of every probe, probes run now)."""
-    from rsp_sdk.matrix.engines import engine_info
     from rsp_sdk.matrix.plan import load_queries
     from rsp_sdk.matrix.ratesearch import run_searches
 
@@ -111,7 +113,6 @@ def _rate_search(
             progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
         return row
 
-    engines = {e.name: engine_info(e.name) for e in spec.engines}
     queries = load_queries(spec, spec_path)
     found = run_searches(spec, cells, streams, queries, engines, store, run_one, only)
     return {p.key for r in found for p in r.probes if p.key is not None}, len(ran)
@@ -163,7 +164,8 @@ def run_matrix(
     store.check_claim()  # before anything is written in it, the lock included
     with results_lock(output):  # one run per RESULTS: a second would redo and race
         store.open(spec, spec_path, [])
-        streams, cells = planned(spec, spec_path, output / "inputs", only)
+        engines = spec_engines(spec)
+        streams, cells = planned(spec, spec_path, output / "inputs", only, engines=engines)
         store.open(spec, spec_path, cells)
         again = RERUN if rerun else RETRY if retry_failed else frozenset()
         todo, to_judge = _todo(cells, store, again, progress)
@@ -172,15 +174,16 @@ def run_matrix(
         oracle = OracleCache(store, evaluator=evaluator, spark_master=spark_master)
         one = _cell_worker(store, streams, oracle, to_judge, len(cells), progress)
         side_by_side = [c for c in todo if jobs > 1 and c.parallel_ok]
+        beside = {c.key for c in side_by_side}
         try:
             if side_by_side:
                 _side_by_side(one, side_by_side, jobs)
             for cell in todo:
-                if cell not in side_by_side:
+                if cell.key not in beside:
                     one(cell)
             if spec.rate_search is not None:
                 probe_keys, probes_ran = _rate_search(
-                    spec, spec_path, streams, cells, store, oracle, only, progress
+                    spec, spec_path, streams, cells, store, oracle, only, progress, engines
                 )
         finally:  # Ctrl-C too: the tables describe every cell finished so far
             aggregate(
@@ -189,10 +192,11 @@ def run_matrix(
                 epsilon_percent=spec.lsbench_epsilon_percent,
             )
         ran_now = [c.key for c in todo if c.key not in to_judge]
+        keys = {c.key for c in cells}
         return MatrixResult(
             root=output,
             cells=cells,
-            rows=[r for r in store.rows() if r["key"] in {c.key for c in cells} | probe_keys],
+            rows=[r for r in store.rows() if r["key"] in keys | probe_keys],
             ran=len(ran_now) + probes_ran,
             judged=len(to_judge),
             skipped=len(cells) - len(todo),
