@@ -8,6 +8,7 @@ sleeps that long), which no rate above the ceiling can be sustained against.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -16,7 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from rich.console import Console
 
+from rsp_sdk.cli.matrix_progress import CellLines
 from rsp_sdk.engine import registry
 from rsp_sdk.matrix.ratesearch import Probe, search, sustained
 from rsp_sdk.matrix.run import run_matrix
@@ -121,9 +124,17 @@ def test_rate_max_stays_under_the_engines_ceiling_and_resumes(toy: None, tmp_pat
     write_inputs(tmp_path)
     spec_path = write_spec(tmp_path, CEILING_SPEC)
     out = tmp_path / "out"
-    first = run_matrix(load_spec(spec_path), spec_path, out)
+    log = io.StringIO()
+    lines = CellLines("t", Console(file=log, width=300))
+    first = run_matrix(load_spec(spec_path), spec_path, out, progress=lines)
     [found] = json.loads((out / "ratesearch.json").read_text())
     probes = found["probes"]
+    # in a log, the probes after the one planned cell are numbered on their own ([3/1] before)
+    ended = [line for line in log.getvalue().splitlines() if line.startswith("t [")]
+    assert ended[0].startswith("t [1/1] ") and len(ended) == 1 + len(probes)
+    for n, (line, p) in enumerate(zip(ended[1:], probes, strict=True), 1):
+        assert line.startswith(f"t [Rate_max probe {n}] "), line
+        assert f"/rate={p['rate']:g}/" in line, line
     # 2000 µs per triple: at most 500 triples/s, so every probe above 500 / 0.9 fails
     assert all(not p["sustained"] for p in probes if p["rate"] > 556)
     assert any(not p["sustained"] and "feeder reached" in p["why"] for p in probes)

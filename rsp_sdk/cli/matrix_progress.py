@@ -5,7 +5,9 @@ until the matrix ends — an hour of YABench under ``nohup`` showed an empty log
 that hung could not be told from one that was slow. Where the output is not a terminal each
 finished cell prints one line instead: how many are done, the cell, its outcome and time, the
 time elapsed and an estimate of what is left; and a line when a cell starts, so that the
-log names the cell under way.
+log names the cell under way. Rate_max probes come after the planned cells and their number
+is not known beforehand (the search stops when it has its answer): they are numbered on their
+own, not counted against the plan's total (which read ``[95/88]``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ def _bar(
         def progress(p: CellProgress) -> None:
             if bar.tasks[task].total is None:
                 bar.update(task, total=p.total)
+            if p.probe and p.event == "start":  # the bar grows by each probe as it starts
+                bar.update(task, total=(bar.tasks[task].total or 0) + 1)
             if p.event in ("start", "judge"):
                 doing = "running" if p.event == "start" else "judging its recorded run"
                 bar.update(task, current=f"{p.cell.label}: {doing}")
@@ -92,6 +96,7 @@ class CellLines:
         self.done = 0  # skipped or finished, in this invocation
         self.skipped = 0
         self.worked = 0  # cells run or judged now
+        self.probes = 0
         self.first_start: float | None = None
 
     def __call__(self, p: CellProgress) -> None:
@@ -104,19 +109,29 @@ class CellLines:
                 self.first_start = time.monotonic()
                 self._skips()
             doing = "running" if p.event == "start" else "judging its recorded run"
-            self.console.print(f"{self.name} → {p.cell.label}: {doing}", soft_wrap=True)
+            probe = "Rate_max probe, " if p.probe else ""
+            self.console.print(f"{self.name} → {p.cell.label}: {probe}{doing}", soft_wrap=True)
+            return
+        if p.probe:
+            self._probe(p)
             return
         self.done += 1
         self.worked += 1
         elapsed = time.monotonic() - (self.first_start or time.monotonic())
         left = max(0, p.total - self.done) * elapsed / self.worked
-        row = p.row or {"state": "ok"}
         word = _word(p)
         colour = COLOURS.get(word, "white")
-        took = f" ({float(row['wall_s']):.0f} s)" if row.get("wall_s") is not None else ""
         self.console.print(
-            f"{self.name} [{self.done}/{p.total}] {p.cell.label}: [{colour}]{word}[/]{took}; "
+            f"{self.name} [{self.done}/{p.total}] {p.cell.label}: [{colour}]{word}[/]{_took(p)}; "
             f"{_clock(elapsed)} elapsed, ~{_clock(left)} left",
+            soft_wrap=True,
+            highlight=False,
+        )
+
+    def _probe(self, p: CellProgress) -> None:
+        self.probes += 1
+        self.console.print(
+            f"{self.name} [Rate_max probe {self.probes}] {p.cell.label}: {_word(p)}{_took(p)}",
             soft_wrap=True,
             highlight=False,
         )
@@ -141,6 +156,11 @@ def _word(p: CellProgress) -> str:
     if row["state"] == "ok" and not needs_judging(p.cell):
         return "ok"
     return outcome(row)
+
+
+def _took(p: CellProgress) -> str:
+    wall = (p.row or {}).get("wall_s")
+    return f" ({float(wall):.0f} s)" if wall is not None else ""
 
 
 def _clock(seconds: float) -> str:

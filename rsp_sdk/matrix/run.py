@@ -50,6 +50,7 @@ class Progress(BaseModel):
     cell: Cell
     row: dict[str, Any] | None = None
     total: int = 0  # cells selected in this run
+    probe: bool = False  # a Rate_max probe: beyond the plan, not counted in total
 
 
 ProgressFn = Callable[[Progress], None]
@@ -107,10 +108,10 @@ def _rate_search(
     def run_one(cell: Cell) -> dict[str, Any]:
         ran.append(cell.key)
         if progress:
-            progress(Progress(event="start", cell=cell, total=len(cells)))
+            progress(Progress(event="start", cell=cell, total=len(cells), probe=True))
         row = run_cell(cell, store, streams, oracle)
         if progress:
-            progress(Progress(event="done", cell=cell, row=row, total=len(cells)))
+            progress(Progress(event="done", cell=cell, row=row, total=len(cells), probe=True))
         return row
 
     queries = load_queries(spec, spec_path)
