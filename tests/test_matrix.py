@@ -285,6 +285,25 @@ def test_cell_keys_are_stable_and_change_with_their_inputs(
     assert keys(spec_path, "inputs3") != first  # the stream's content, not its name
 
 
+def test_the_keys_of_cells_that_cannot_run_do_not_depend_on_the_specs_folder(
+    toy: None, tmp_path: Path
+) -> None:
+    """A refused or unavailable cell has no rendered query: its key hashed the parsed query,
+    whose source is a path, so the same spec in another checkout gave it another key."""
+
+    def cells(folder: str) -> list[tuple[str, str]]:
+        here = tmp_path / folder
+        here.mkdir()
+        write_inputs(here)
+        path = write_spec(here, PLAN_SPEC)
+        spec = load_spec(path)
+        return [(c.state.value, c.key) for c in plan(spec, path, prepare(spec, path, here / "in"))]
+
+    one, other = cells("a"), cells("b")
+    assert one == other
+    assert {state for state, _ in one} == {"planned", "refused", "unavailable"}
+
+
 def test_an_adapters_own_code_is_in_its_cells_keys(
     toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -386,12 +386,16 @@ def _key(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> str:
     limits = spec.limits.model_dump(
         mode="json", exclude={k for k in ("cell_timeout_s",) if getattr(spec.limits, k) is None}
     )
+    # a cell not rendered (refused, unavailable) keys the parsed query; its source is a path,
+    # which changed the key with the folder the spec was planned from
     text = resolved.rendered
+    if text is None:
+        text = resolved.query.model_dump_json(exclude={"source"})
     return cell_key(
         {
             "stream_sha256": slot.stream.sha256,
             "static": slot.stream.static_sha256,
-            "query": [query.name, text if text is not None else resolved.query.model_dump_json()],
+            "query": [query.name, text],
             "profile": canonical(resolved.profile) if resolved.profile else None,
             "adapter": [info.name, info.version, info.artifacts],
             **({"adapter_code": info.code} if info.code else {}),
