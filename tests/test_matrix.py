@@ -925,6 +925,60 @@ def test_hung_and_crashing_engines_are_recorded_and_the_matrix_goes_on(
     assert len(list((out / "retried").iterdir())) == 2  # the first attempts are kept
 
 
+SKIP_SPEC = """
+metrics = ["perf"]
+repetitions = 3
+[limits]
+timeout_s = 3
+skip_after_timeout = true
+[[engines]]
+name = "toy-py"
+engine_config = { hang_on_push = 1 }
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap"]
+"""
+
+
+def test_after_a_timeout_the_later_repetitions_are_skipped_with_the_reason(
+    toy: None, tmp_path: Path
+) -> None:
+    """An engine that overran once overruns again: with limits.skip_after_timeout its later
+    repetitions are recorded as skipped, naming the one that timed out, and --retry-failed
+    runs them again (here to the same end). The setting is not part of the cell keys."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, SKIP_SPEC)
+    out = tmp_path / "out"
+    result = run_matrix(load_spec(spec_path), spec_path, out)
+    states = [(r["repetition"], r["state"]) for r in result.rows]
+    assert sorted(states) == [
+        (1, "ok"),
+        (1, "timeout"),
+        (2, "ok"),
+        (2, "skipped"),
+        (3, "ok"),
+        (3, "skipped"),
+    ]
+    skipped = [r for r in result.rows if r["state"] == "skipped"]
+    assert all(r["reason"].startswith("not run: repetition 1 timed out: ") for r in skipped)
+    assert all(r["outcome"] == "skipped" and r["run_dir"] is None for r in skipped)
+    assert (result.ran, result.after_timeout) == (4, 2)
+    unskipped = write_spec(tmp_path, SKIP_SPEC.replace("skip_after_timeout = true", ""), "b.toml")
+    keys = {c.key for c in planned(load_spec(unskipped), unskipped, tmp_path / "b")[1]}
+    assert keys == {r["key"] for r in result.rows}
+    again = run_matrix(load_spec(spec_path), spec_path, out, retry_failed=True)
+    assert (again.ran, again.skipped, again.after_timeout) == (1, 3, 2)
+    assert sorted(r["state"] for r in again.rows if r["state"] != "ok") == [
+        "skipped",
+        "skipped",
+        "timeout",
+    ]
+    assert len(list((out / "retried").iterdir())) == 3
+
+
 def test_rerun_measures_the_selected_finished_cells_again(toy: None, tmp_path: Path) -> None:
     """A cell measured beside another load is re-measured with --rerun --only: its old run
     is kept under retried/, the cells not selected are skipped untouched."""

@@ -266,6 +266,11 @@ def _time_split(result: MatrixResult) -> str:
     """What ran and where the time went: engine runs against oracle + harness."""
     return (
         f"ran {result.ran} cell(s), {result.skipped} already done"
+        + (
+            f", {result.after_timeout} not run after a timeout (skipped)"
+            if result.after_timeout
+            else ""
+        )
         + (f", judged {result.judged} finished run(s)" if result.judged else "")
         + "; oracle computed "
         f"{result.oracle_computed}, reused {result.oracle_reused}; {result.wall_s:.0f} s "

@@ -24,6 +24,7 @@ COLOURS = {
     "timeout": "red",
     "interrupted": "red",
     "not_judged": "dim",
+    "skipped": "dim",
 }
 
 

@@ -28,6 +28,7 @@ class Outcome(StrEnum):
     TIMEOUT = "timeout"  # an engine verb overran the spec's limit
     UNAVAILABLE = "unavailable"  # engine not provisioned, runtime cannot carry it
     INTERRUPTED = "interrupted"
+    SKIPPED = "skipped"  # not run: an earlier repetition timed out (limits.skip_after_timeout)
     NOT_JUDGED = "not_judged"  # ran, but no oracle verdict (judging failed or not asked)
 
 
@@ -94,14 +95,15 @@ Coverage = dict[str, dict[str, tuple[Outcome, str]]]
 SEVERITY = {
     Outcome.CORRECT: 0,
     Outcome.NOT_JUDGED: 1,
-    Outcome.UNAVAILABLE: 2,
-    Outcome.REFUSED: 3,
-    Outcome.INTERRUPTED: 4,
-    Outcome.NO_OUTPUT: 5,
-    Outcome.WRONG: 6,
-    Outcome.REJECTED: 7,
-    Outcome.TIMEOUT: 8,
-    Outcome.CRASHED: 9,
+    Outcome.SKIPPED: 2,  # its series' timeout, shown with it, is the worse
+    Outcome.UNAVAILABLE: 3,
+    Outcome.REFUSED: 4,
+    Outcome.INTERRUPTED: 5,
+    Outcome.NO_OUTPUT: 6,
+    Outcome.WRONG: 7,
+    Outcome.REJECTED: 8,
+    Outcome.TIMEOUT: 9,
+    Outcome.CRASHED: 10,
 }
 
 

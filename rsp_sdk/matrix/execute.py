@@ -129,6 +129,18 @@ def _adapter(cell: Cell) -> Adapter:
     return adapter
 
 
+def _timed_out_before(cell: Cell, store: Store) -> str | None:
+    """Why ``cell`` is not run (``limits.skip_after_timeout``): the first of its earlier
+    repetitions recorded as timeout, with its reason; None when none is."""
+    for rep, key in enumerate(cell.earlier, 1):
+        done = store.done(key)
+        if done is not None and done.get("state") == CellState.TIMEOUT.value:
+            first = str(done.get("reason") or "").strip().splitlines()
+            why = f": {first[0][:200]}" if first else ""
+            return f"not run: repetition {rep} timed out{why} (limits.skip_after_timeout)"
+    return None
+
+
 def run_cell(
     cell: Cell, store: Store, streams: dict[str, PreparedStream], oracle: OracleCache
 ) -> dict[str, Any]:
@@ -138,6 +150,11 @@ def run_cell(
     row["started_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     if cell.state in (CellState.REFUSED, CellState.UNAVAILABLE):
         row["outcome"] = cell.state.value
+        store.finish(cell.key, row)
+        return row
+    timed_out = _timed_out_before(cell, store)
+    if timed_out is not None:
+        row.update(state=CellState.SKIPPED.value, reason=timed_out, outcome="skipped")
         store.finish(cell.key, row)
         return row
     if interrupted():

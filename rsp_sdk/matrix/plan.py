@@ -21,7 +21,7 @@ import glob
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -48,6 +48,7 @@ class CellState(StrEnum):
     REFUSED = "refused"
     UNAVAILABLE = "unavailable"
     INTERRUPTED = "interrupted"
+    SKIPPED = "skipped"  # not run: an earlier repetition timed out (limits.skip_after_timeout)
 
 
 class Cell(BaseModel):
@@ -86,6 +87,8 @@ class Cell(BaseModel):
     gracious: bool = False  # YABench gracious mode too (metric yabench)
     artifacts: dict[str, str] = {}  # sha256 of each provisioned file (from lock.json)
     instances: int = 1  # simultaneous copies of the query on the engine (concurrency axis)
+    # the keys of this cell at its earlier repetitions, when the spec skips after a timeout
+    earlier: list[str] = []
 
     def axes(self) -> dict[str, Any]:
         """The values ``--only`` and the spec's rules match on."""
@@ -383,9 +386,9 @@ def _resolve(slot: Slot, q: QuerySpec, override: Profile | None, refusals: _Refu
 def _key(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> str:
     spec, info, query = slot.spec, slot.info, slot.query
     # a limit left unset is not part of the key: adding one keeps older results' keys
-    limits = spec.limits.model_dump(
-        mode="json", exclude={k for k in ("cell_timeout_s",) if getattr(spec.limits, k) is None}
-    )
+    # what happens after a timeout decides whether a cell runs, not what it measures
+    unset = {k for k in ("cell_timeout_s",) if getattr(spec.limits, k) is None}
+    limits = spec.limits.model_dump(mode="json", exclude={"skip_after_timeout", *unset})
     # a cell not rendered (refused, unavailable) keys the parsed query; its source is a path,
     # which changed the key with the folder the spec was planned from
     text = resolved.rendered
@@ -465,4 +468,13 @@ def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
         gracious=query.gracious,
         artifacts=info.artifacts,
         instances=instances,
+        earlier=_earlier(slot, resolved, feed, instances),
     )
+
+
+def _earlier(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> list[str]:
+    """The cell's keys at repetitions 1 … rep − 1 (``limits.skip_after_timeout`` looks them
+    up before running it); none when the spec does not skip."""
+    if not slot.spec.limits.skip_after_timeout:
+        return []
+    return [_key(replace(slot, rep=r), resolved, feed, instances) for r in range(1, slot.rep)]

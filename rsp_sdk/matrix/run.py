@@ -38,7 +38,7 @@ from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
 from rsp_sdk.run.deadline import interrupt_runs
 
-RETRY = frozenset({"failed", "timeout", "interrupted"})
+RETRY = frozenset({"failed", "timeout", "interrupted", "skipped"})
 # --rerun: every cell that ran an engine (an unavailable one whose runtime is back runs anyway)
 RERUN = frozenset({"ok", *RETRY})
 
@@ -62,7 +62,8 @@ class MatrixResult(BaseModel):
     rows: list[dict[str, Any]]
     ran: int
     judged: int = 0  # cells whose finished run was only judged (its judgement was missing)
-    skipped: int
+    skipped: int  # already done: read back
+    after_timeout: int = 0  # not run, an earlier repetition timed out (state "skipped")
     oracle_computed: int
     oracle_reused: int
     wall_s: float
@@ -192,15 +193,18 @@ def run_matrix(
                 lsbench=Metric.LSBENCH in spec.metrics,
                 epsilon_percent=spec.lsbench_epsilon_percent,
             )
-        ran_now = [c.key for c in todo if c.key not in to_judge]
         keys = {c.key for c in cells}
+        rows = [r for r in store.rows() if r["key"] in keys | probe_keys]
+        not_run = {r["key"] for r in rows if r["state"] == CellState.SKIPPED.value}
+        ran_now = [c.key for c in todo if c.key not in to_judge and c.key not in not_run]
         return MatrixResult(
             root=output,
             cells=cells,
-            rows=[r for r in store.rows() if r["key"] in keys | probe_keys],
+            rows=rows,
             ran=len(ran_now) + probes_ran,
             judged=len(to_judge),
             skipped=len(cells) - len(todo),
+            after_timeout=len({c.key for c in todo} & not_run),
             oracle_computed=oracle.computed,
             oracle_reused=oracle.reused,
             wall_s=time.monotonic() - started,

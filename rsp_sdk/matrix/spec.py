@@ -173,6 +173,13 @@ class Limits(_Model):
         "past it the engine is killed (nothing left running) and the cell recorded as timeout. "
         "It catches an engine that answers every verb, only too slowly (None: no bound)",
     )
+    skip_after_timeout: bool = Field(
+        default=False,
+        description="a cell whose earlier repetition timed out is not run again: it is "
+        "recorded as skipped, naming the repetition and its reason (--retry-failed runs it). "
+        "An engine that cannot keep up overruns the same way every time: rsp-js at YABench's "
+        "10,000 stations, CQELS fed in real time past its 30-minute deadline",
+    )
 
 
 class RateSearch(_Model):

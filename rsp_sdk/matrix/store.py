@@ -245,7 +245,7 @@ def _same(row: dict[str, Any]) -> dict[str, Any]:
 
 def _plan_row(cell: Cell) -> dict[str, Any]:
     return cell.model_dump(
-        mode="json", exclude={"query_spec", "feeder", "profile_json", "engine_config"}
+        mode="json", exclude={"query_spec", "feeder", "profile_json", "engine_config", "earlier"}
     )
 
 

@@ -21,6 +21,7 @@ class Outcome(StrEnum):
     REFUSED = "refused"
     UNAVAILABLE = "unavailable"
     NOT_JUDGED = "not_judged"
+    SKIPPED = "skipped"  # an earlier repetition timed out (limits.skip_after_timeout)
     CORRECT = "correct"
     MISSING = "missing"
 
