@@ -297,13 +297,15 @@ def test_unknown_driver_class_leaves_no_container(
     from tests.fixtures.adapters import ToyJavaAdapter
 
     spec = ToyJavaAdapter().driver(toy_cache).model_copy(update={"driver_class": "org.x.Nope"})
-    before = {c.id for c in _containers(client)}
+    # this process's containers only: a matrix running beside the tests starts its own
+    mine = {"org.rspsdk.owner-pid": str(os.getpid())}
+    before = {c.id for c in _containers(client, **mine)}
     with pytest.raises(EngineError) as info:
         DockerRuntime().launch(spec, tmp_path / "w", log_dir=tmp_path / "logs")
     assert "org.x.Nope" in str(info.value) and "ClassNotFoundException" in str(info.value)
     assert "died" in str(info.value)
     time.sleep(0.2)
-    assert {c.id for c in _containers(client)} <= before
+    assert {c.id for c in _containers(client, **mine)} <= before
 
 
 CHILD = textwrap.dedent(
