@@ -925,22 +925,10 @@ def test_hung_and_crashing_engines_are_recorded_and_the_matrix_goes_on(
     assert len(list((out / "retried").iterdir())) == 2  # the first attempts are kept
 
 
-SKIP_SPEC = """
-metrics = ["perf"]
-repetitions = 3
-[limits]
-timeout_s = 3
-skip_after_timeout = true
-[[engines]]
-name = "toy-py"
-engine_config = { hang_on_push = 1 }
-[[engines]]
-name = "toy-py"
-[[queries]]
-files = ["q1.rspql"]
-[feeding]
-modes = ["afap"]
-"""
+# FAULT_SPEC's hanging and healthy engines over three repetitions, skipping after a timeout
+SKIP_SPEC = "repetitions = 3\n" + FAULT_SPEC.replace(
+    '[[engines]]\nname = "toy-py"\nengine_config = { crash_on_push = 1 }\n', ""
+).replace("timeout_s = 3\n", "timeout_s = 3\nskip_after_timeout = true\n")
 
 
 def test_after_a_timeout_the_later_repetitions_are_skipped_with_the_reason(

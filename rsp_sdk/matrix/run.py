@@ -193,8 +193,8 @@ def run_matrix(
                 lsbench=Metric.LSBENCH in spec.metrics,
                 epsilon_percent=spec.lsbench_epsilon_percent,
             )
-        keys = {c.key for c in cells}
-        rows = [r for r in store.rows() if r["key"] in keys | probe_keys]
+        keys = {c.key for c in cells} | probe_keys
+        rows = [r for r in store.rows() if r["key"] in keys]
         not_run = {r["key"] for r in rows if r["state"] == CellState.SKIPPED.value}
         ran_now = [c.key for c in todo if c.key not in to_judge and c.key not in not_run]
         return MatrixResult(
