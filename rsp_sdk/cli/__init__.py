@@ -36,6 +36,7 @@ from rsp_sdk.cli.common import RspTyper
 from rsp_sdk.cli.report import report_command
 from rsp_sdk.cli.run import run_command
 from rsp_sdk.errors import RspError
+from rsp_sdk.run.deadline import request_stop
 
 app = RspTyper(
     name="rsp",
@@ -84,7 +85,7 @@ EXIT_INTERNAL = 3
 
 def main() -> None:
     """Console-script entry point."""
-    signal.signal(signal.SIGTERM, _terminated)
+    install_signal_handlers()
     try:
         app()
     except (RspError, ValidationError) as exc:
@@ -104,7 +105,15 @@ def main() -> None:
         sys.exit(EXIT_INTERNAL)
 
 
-def _terminated(signum: int, frame: Any) -> None:
+def install_signal_handlers() -> None:
+    """SIGTERM, and Ctrl-C unless the process ignores it (started in the background by a
+    shell), end a command through ``_stop``."""
+    signal.signal(signal.SIGTERM, _stop)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _stop)
+
+
+def _stop(signum: int, frame: Any) -> None:
     """SIGTERM (``kill``, ``pkill``, a scheduler's stop) ends a command as Ctrl-C does.
 
     Python's default action for SIGTERM is to die at once, skipping every ``finally``: a
@@ -112,11 +121,17 @@ def _terminated(signum: int, frame: Any) -> None:
     process of its own session, still at 110 % CPU). Handled, the engine sessions close,
     the cell is recorded as interrupted and the command exits 130 — also for a run started
     in the background, where the shell makes it ignore SIGINT. The oracle's SIGINT handler,
-    when installed, runs first so a Spark job in progress is cancelled."""
+    when installed, runs first so a Spark job in progress is cancelled. Both signals also
+    request the stop process-wide (``request_stop``): the KeyboardInterrupt raised here is
+    lost when it lands in a finalizer or a weakref callback, the request is not."""
+    request_stop()
     handler = signal.getsignal(signal.SIGINT)
-    if callable(handler) and handler is not signal.default_int_handler:
+    if signum == signal.SIGTERM and callable(handler) and handler not in _PLAIN_SIGINT:
         handler(signal.SIGINT, frame)  # the oracle's: cancels the Spark job, flags the stop
     raise KeyboardInterrupt
+
+
+_PLAIN_SIGINT = (signal.default_int_handler, _stop)
 
 
 def _fail(message: str) -> None:

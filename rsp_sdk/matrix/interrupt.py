@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 
+from rsp_sdk.run.deadline import clear_stop, stop_requested
+
 # set by Ctrl-C while cells run in worker threads (``run_matrix`` clears it when it starts): no
 # cell starts or is judged any more, and a judgement that fails meanwhile (its Spark job was
 # cancelled) is not recorded as ``not_judged`` — the cell stays without cell.json, to rerun
@@ -15,11 +17,13 @@ INTERRUPT = threading.Event()
 
 
 def interrupted() -> bool:
-    """Whether Ctrl-C came: flagged for worker threads (``interrupt_judging``) or seen by the
-    oracle session's SIGINT handler while a cell ran or was judged in the main thread."""
+    """Whether Ctrl-C came: flagged for worker threads (``interrupt_judging``), seen by the
+    oracle session's SIGINT handler while a cell ran or was judged in the main thread, or
+    requested by the command's signal handler (``request_stop``: its KeyboardInterrupt may
+    have been lost)."""
     from rsp_sdk.oracle.spark import INTERRUPTED
 
-    return INTERRUPT.is_set() or INTERRUPTED.is_set()
+    return INTERRUPT.is_set() or INTERRUPTED.is_set() or stop_requested()
 
 
 def clear_interrupt() -> None:
@@ -28,6 +32,7 @@ def clear_interrupt() -> None:
 
     INTERRUPT.clear()
     INTERRUPTED.clear()
+    clear_stop()
 
 
 def interrupt_judging() -> None:

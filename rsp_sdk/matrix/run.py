@@ -28,7 +28,7 @@ from rsp_sdk.matrix.aggregate import aggregate
 from rsp_sdk.matrix.engines import EngineInfo, spec_engines
 from rsp_sdk.matrix.execute import judge_cell, run_cell
 from rsp_sdk.matrix.inputs import PreparedStream, prepare
-from rsp_sdk.matrix.interrupt import clear_interrupt, interrupt_judging
+from rsp_sdk.matrix.interrupt import clear_interrupt, interrupt_judging, interrupted
 from rsp_sdk.matrix.judge import unjudged
 from rsp_sdk.matrix.lock import results_lock
 from rsp_sdk.matrix.oracle_cache import OracleCache
@@ -187,6 +187,8 @@ def run_matrix(
                 probe_keys, probes_ran = _rate_search(
                     spec, spec_path, streams, cells, store, oracle, only, progress, engines
                 )
+            if interrupted():  # a stop whose KeyboardInterrupt was lost after the last cell
+                raise KeyboardInterrupt
         finally:  # Ctrl-C too: the tables describe every cell finished so far
             aggregate(
                 store,

@@ -33,6 +33,33 @@ class RunTimeout(EngineTimeout):
 
 _LIVE: set[Deadline] = set()
 _LIVE_LOCK = threading.Lock()
+#: set by ``request_stop`` (a signal handler): every run under way or to come is interrupted
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Stop every run of the process, as SIGTERM and Ctrl-C must: the runs under way are
+    interrupted from a thread of its own (a signal handler runs in the main thread, which may
+    hold a lock ``interrupt_runs`` takes) and any run started later is interrupted at once.
+
+    The KeyboardInterrupt a signal handler raises is not enough on its own: when the main
+    thread is running a finalizer or a weakref callback at that moment, Python prints it as
+    "Exception ignored in …" and carries on. A matrix stopped with ``kill`` between two cells
+    ran its next cell to the end (the handler had landed in a ``WeakKeyDictionary`` callback
+    while C-SPARQL's driver started); this flag and the killed engines outlive the lost
+    exception."""
+    _STOP.set()
+    threading.Thread(target=interrupt_runs, name="rsp-stop", daemon=True).start()
+
+
+def stop_requested() -> bool:
+    """Whether ``request_stop`` was called since the last ``clear_stop``."""
+    return _STOP.is_set()
+
+
+def clear_stop() -> None:
+    """Runs may start again (a library caller that handled the KeyboardInterrupt)."""
+    _STOP.clear()
 
 
 def interrupt_runs() -> int:
@@ -57,6 +84,8 @@ class Deadline:
         self.interrupted = False
         with _LIVE_LOCK:
             _LIVE.add(self)
+        if _STOP.is_set():  # after joining _LIVE: request_stop sees it or it sees the flag
+            self.interrupted = True
         self._timer: threading.Timer | None = None
         if seconds is not None:
             self._timer = threading.Timer(seconds, self._fire)

@@ -368,6 +368,7 @@ def _execute(
     request, recorder = live.request, live.recorder
     deadline = Deadline(request.deadline_s)
     try:
+        deadline.check()  # a stop requested before this run started (request_stop)
         if refusal is not None:
             raise refusal
         session = _start(live, deadline)
