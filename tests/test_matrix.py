@@ -36,8 +36,10 @@ from rsp_sdk.matrix.plan import CellState, plan
 from rsp_sdk.matrix.run import planned, run_matrix
 from rsp_sdk.matrix.select import parse_only, select
 from rsp_sdk.matrix.spec import load_spec
+from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.stream import StreamMeta
 from rsp_sdk.oracle import job as oracle_job
+from rsp_sdk.report.results import Results
 from rsp_sdk.streams.io import write_stream
 from rsp_sdk.testing import Scenario, default_query
 from tests.conftest import REPO, run_rsp
@@ -885,6 +887,60 @@ def test_sigterm_stops_a_background_matrix_as_ctrl_c_does(
     (cell,) = (out / "cells").iterdir()
     assert not (cell / "cell.json").exists()
     assert json.loads((cell / "status.json").read_text())["state"] == "interrupted"
+
+
+VARIANT_SPEC = """
+metrics = ["csrbench", "lsbench"]
+[[engines]]
+name = "toy-py"
+[[engines]]
+name = "toy-py"
+engine_config = { push_delay_ms = 1 }
+[[engines]]
+name = "toy-py"
+engine_config = { push_delay_ms = 2 }
+variant = "slow"
+[[queries]]
+files = ["q1.rspql"]
+"""
+
+
+def test_two_entries_of_one_adapter_are_two_engines_in_every_table(
+    toy: None, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """Entries of one adapter with different engine_config (two heaps, two settings) shared a
+    label and an identity: the results folder counted one cell as superseding the others and
+    LSBench saw one engine. Each now goes by a variant — its config, or the one it names."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, VARIANT_SPEC)
+    out = tmp_path / "out"
+    result = run_matrix(load_spec(spec_path), spec_path, out)
+    who = {r["label"].split("/")[0]: r for r in result.rows}
+    assert set(who) == {
+        "toy-py@subprocess",
+        "toy-py[push_delay_ms=1]@subprocess",
+        "toy-py[slow]@subprocess",
+    }
+    assert {r["verdict"] for r in result.rows} == {"correct"}
+    assert len(Store(out).current_rows()) == 3  # none superseded by another entry's cell
+    assert sorted(c.row for c in Results(out).cells) == sorted(who)
+    cells = pd.read_parquet(out / "cells.parquet")
+    assert sorted(cells["variant"].fillna("-")) == ["-", "push_delay_ms=1", "slow"]
+    pairs = pd.read_parquet(out / "mismatch.parquet")
+    assert len(pairs) == 6 and set(pairs["e1"]) == {f"{w}" for w in who}
+    shown = run_rsp(rsp_exe, "matrix", "show", out, check=False)
+    assert "toy-py[slow]@subprocess" in shown.stdout.replace("\n", ""), shown.stdout
+    # the plain entry keeps the key it has in a spec that lists the adapter once
+    alone = write_spec(tmp_path, VARIANT_SPEC.split("[[engines]]")[0] + PLAIN_ENTRY, "a.toml")
+    spec = load_spec(alone)
+    (cell,) = plan(spec, alone, prepare(spec, alone, tmp_path / "in"))
+    assert cell.key == who["toy-py@subprocess"]["key"]
+    same = VARIANT_SPEC.replace("= 2", "= 1").replace('variant = "slow"\n', "")
+    with pytest.raises(InputError, match="give one of them a `variant`"):
+        load_spec(write_spec(tmp_path, same, "same.toml"))
+
+
+PLAIN_ENTRY = '[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
 
 
 # A stop whose KeyboardInterrupt Python loses: SIGTERM sent while the main thread runs a weakref

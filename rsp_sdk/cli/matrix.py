@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from rsp_sdk.cli.common import RspTyper, console, emit_json
@@ -24,6 +25,7 @@ from rsp_sdk.cli.matrix_tables import (
 )
 from rsp_sdk.cli.oracle_opts import Evaluator, EvaluatorOpt, SparkMasterOpt
 from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.axes import who
 
 if TYPE_CHECKING:  # the matrix machinery (engines, Spark, pyarrow) loads when a command runs
     from rsp_sdk.matrix.engines import EngineInfo
@@ -98,7 +100,7 @@ def plan_command(
         for rule, n in cut:
             console.print(f"excluded: {n} cell(s) by {_rule_text(rule)}", highlight=False)
         for c in searches:
-            console.print(f"Rate_max search: {c.engine}@{c.runtime}/{c.query}/{c.stream}")
+            console.print(f"Rate_max search: {escape(who(c.axes()))}/{c.query}/{c.stream}")
     console.print(
         (f"{loaded.name}: " if summary else "")
         + f"{len(runnable)} runnable, {len(cells) - len(runnable)} refused or unavailable"
@@ -148,7 +150,8 @@ def _plan_json(
         "spec": name,
         "cells": [c.model_dump(mode="json", exclude={"query_spec"}) for c in cells],
         "rate_searches": [
-            {k: getattr(c, k) for k in ("engine", "runtime", "query", "stream")} for c in searches
+            {k: getattr(c, k) for k in ("engine", "variant", "runtime", "query", "stream")}
+            for c in searches
         ],
         "rate_search_max_probes": probes,
         "finished": priced.finished,
@@ -172,7 +175,8 @@ def _plan_table(name: str, cells: list[Cell]) -> Table:
         t.add_column(col, overflow="fold")
     for c in cells:
         colour = COLOURS.get(c.state.value, "white")
-        t.add_row(c.label, f"[{colour}]{c.state.value}[/]", c.key[:12], c.reason or "")
+        state = f"[{colour}]{c.state.value}[/]"
+        t.add_row(escape(c.label), state, c.key[:12], escape(c.reason or ""))
     return t
 
 

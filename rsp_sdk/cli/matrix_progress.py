@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -76,11 +77,11 @@ def _bar(
                 bar.update(task, total=(bar.tasks[task].total or 0) + 1)
             if p.event in ("start", "judge"):
                 doing = "running" if p.event == "start" else "judging its recorded run"
-                bar.update(task, current=f"{p.cell.label}: {doing}")
+                bar.update(task, current=f"{escape(p.cell.label)}: {doing}")
             else:
                 word = _word(p)
                 colour = COLOURS.get(word, "white")
-                bar.update(task, advance=1, current=f"{p.cell.label}: [{colour}]{word}[/]")
+                bar.update(task, advance=1, current=f"{escape(p.cell.label)}: [{colour}]{word}[/]")
 
         yield bar.stop, progress
 
@@ -110,7 +111,8 @@ class CellLines:
                 self._skips()
             doing = "running" if p.event == "start" else "judging its recorded run"
             probe = "Rate_max probe, " if p.probe else ""
-            self.console.print(f"{self.name} → {p.cell.label}: {probe}{doing}", soft_wrap=True)
+            label = escape(p.cell.label)  # rich markup would eat `[slow]` of toy-py[slow]
+            self.console.print(f"{self.name} → {label}: {probe}{doing}", soft_wrap=True)
             return
         if p.probe:
             self._probe(p)
@@ -120,9 +122,9 @@ class CellLines:
         elapsed = time.monotonic() - (self.first_start or time.monotonic())
         left = max(0, p.total - self.done) * elapsed / self.worked
         word = _word(p)
-        colour = COLOURS.get(word, "white")
+        colour, label = COLOURS.get(word, "white"), escape(p.cell.label)
         self.console.print(
-            f"{self.name} [{self.done}/{p.total}] {p.cell.label}: [{colour}]{word}[/]{_took(p)}; "
+            f"{self.name} [{self.done}/{p.total}] {label}: [{colour}]{word}[/]{_took(p)}; "
             f"{_clock(elapsed)} elapsed, ~{_clock(left)} left",
             soft_wrap=True,
             highlight=False,
@@ -130,8 +132,9 @@ class CellLines:
 
     def _probe(self, p: CellProgress) -> None:
         self.probes += 1
+        label = escape(p.cell.label)
         self.console.print(
-            f"{self.name} [Rate_max probe {self.probes}] {p.cell.label}: {_word(p)}{_took(p)}",
+            f"{self.name} [Rate_max probe {self.probes}] {label}: {_word(p)}{_took(p)}",
             soft_wrap=True,
             highlight=False,
         )

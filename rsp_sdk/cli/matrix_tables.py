@@ -9,9 +9,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
-from rsp_sdk.matrix.axes import HEADERS, axis_cell, axis_text, axis_value, varying_axes
+from rsp_sdk.matrix.axes import (
+    HEADERS,
+    axis_cell,
+    axis_text,
+    axis_value,
+    varying_axes,
+    who,
+)
 from rsp_sdk.matrix.notes import MARK_NOTE
 
 COLOURS = {
@@ -73,16 +81,16 @@ def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = No
         lambda: defaultdict(list)
     )
     for r in rows:
-        by[f"{r['engine']}@{r['runtime']}"][_column(r, axes)].append(r)
+        by[who(r)][_column(r, axes)].append(r)
     t = Table(title=title, show_lines=False)
     t.add_column("engine@runtime", no_wrap=True)
     for col in cols:
         header = col[0] + "".join(
             f" · {axis_text(a, v)}" for a, v in zip(axes, col[1:], strict=True)
         )
-        t.add_column(header, justify="center", no_wrap=True)
+        t.add_column(escape(header), justify="center", no_wrap=True)
     for name, per_col in by.items():
-        t.add_row(name, *(_verdict_text(per_col.get(c, [])) for c in cols))
+        t.add_row(escape(name), *(_verdict_text(per_col.get(c, [])) for c in cols))
     caption = MARK_NOTE if any(r.get("t0_narrowed") for r in rows) else None
     t.caption = caption
     if width is None or fits(t, width):
@@ -96,8 +104,9 @@ def verdict_table(rows: list[dict[str, Any]], title: str, width: int | None = No
     for name, per_col in by.items():
         for n, col in enumerate(c for c in cols if c in per_col):
             values = [axis_cell(a, v) for a, v in zip(axes, col[1:], strict=True)]
-            query = _breakable(col[0])
-            long.add_row(name if n == 0 else "", query, *values, _verdict_text(per_col[col]))
+            query = escape(_breakable(col[0]))
+            shown = escape(name) if n == 0 else ""
+            long.add_row(shown, query, *values, _verdict_text(per_col[col]))
     return long
 
 
@@ -144,7 +153,7 @@ def perf_table(rows: list[dict[str, Any]], title: str, width: int | None = None)
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if r["state"] in ("ok", "failed", "timeout"):
-            by[f"{r['engine']}@{r['runtime']}"].append(r)
+            by[who(r)].append(r)
     body = [_perf_row(name, members) for name, members in by.items()]
     t = _perf(title, [wide for wide, _, _ in PERF_COLUMNS], body)
     if width is None or fits(t, width):
@@ -157,7 +166,7 @@ def perf_table(rows: list[dict[str, Any]], title: str, width: int | None = None)
 def _perf_row(name: str, members: list[dict[str, Any]]) -> tuple[str, ...]:
     done = [r for r in members if r["state"] == "ok"]
     return (
-        name,
+        escape(name),
         str(len(members)),
         str(sum(1 for r in members if r.get("verdict") == "correct")),
         _num(_med(done, "rate_achieved"), "{:.0f}"),
@@ -189,7 +198,8 @@ def mismatch_table(mm: list[dict[str, Any]], title: str) -> Table:
     for col in ("E1", "E2", "queries", "mean mm %", "max mm %"):
         t.add_column(col)
     for (a, b), vals in sorted(by.items()):
-        t.add_row(a, b, str(len(vals)), f"{statistics.fmean(vals):.1f}", f"{max(vals):.1f}")
+        mean, top = f"{statistics.fmean(vals):.1f}", f"{max(vals):.1f}"
+        t.add_row(escape(a), escape(b), str(len(vals)), mean, top)
     return t
 
 
@@ -218,7 +228,8 @@ def reasons_table(rows: list[dict[str, Any]], title: str) -> Table:
         alike.setdefault((base, outcome(r), why), []).append(rep)
         where.setdefault(base, (*(firsts[a][_axis(r, a)] for a in _PLACE), n))
     for (base, word, why), reps in sorted(alike.items(), key=lambda kv: where[kv[0][0]]):
-        t.add_row(base + _reps_text(reps), f"[{COLOURS.get(word, 'white')}]{word}[/]", why[:300])
+        word_text = f"[{COLOURS.get(word, 'white')}]{word}[/]"
+        t.add_row(escape(base + _reps_text(reps)), word_text, escape(why[:300]))
     return t
 
 
@@ -228,7 +239,7 @@ _PLACE = ("engine", "query", "stream")
 
 
 def _axis(row: dict[str, Any], axis: str) -> Any:
-    return f"{row.get('engine')}@{row.get('runtime')}" if axis == "engine" else row.get(axis)
+    return who(row) if axis == "engine" else row.get(axis)
 
 
 def _first_seen(rows: list[dict[str, Any]]) -> dict[str, dict[Any, int]]:
@@ -277,7 +288,7 @@ def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> 
     t = Table(title=title, show_lines=True)
     t.add_column("feature", no_wrap=True)
     for e in table:
-        t.add_column(e, overflow="fold")
+        t.add_column(escape(e), overflow="fold")
     for q in dict.fromkeys(r["query"] for r in rows):
         cells = []
         for e in table:
@@ -286,9 +297,9 @@ def coverage_table(rows: list[dict[str, Any]], title: str, root: Any = None) -> 
                 cells.append("")
                 continue
             word, why = got
-            tail = f": {why}" if why else ""
+            tail = escape(f": {why}") if why else ""
             cells.append(f"[{colours.get(word, 'red')}]{word.value}[/]{tail}")
-        t.add_row(q, *cells)
+        t.add_row(escape(q), *cells)
     return t
 
 
@@ -310,7 +321,7 @@ def comparability_table(comps: list[dict[str, Any]], title: str) -> Table:
             c["repetition"]
         )
     for (query, stream, feeding, rate, engines, mm, ok), reps in rows.items():
-        t.add_row(query, stream, feeding, rate, _rep_ranges(reps), engines, mm, ok)
+        t.add_row(escape(query), stream, feeding, rate, _rep_ranges(reps), escape(engines), mm, ok)
     return t
 
 
@@ -326,8 +337,8 @@ def rate_max_table(searches: list[dict[str, Any]], title: str) -> Table:
             value = f"{s['rate_max']:g}" + (" (capped: max_rate sustained)" if s["capped"] else "")
         probes = " ".join(f"{p['rate']:g}{'✓' if p['sustained'] else '✗'}" for p in s["probes"])
         t.add_row(
-            f"{s['engine']}@{s['runtime']}",
-            s["query"],
+            escape(who(s)),
+            escape(s["query"]),
             s["stream"],
             str(s["step_ms"]),
             value,
@@ -341,7 +352,7 @@ def frame_table(caption: str, frame: Any, width: int | None = None) -> Table:
     ``width`` (the functional suite's 19 queries in 80 columns would print as rows of "…"),
     it is folded into one row per (first column, other column) pair, so nothing is cut."""
     columns = [str(c) for c in frame.columns]
-    rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    rows = [[escape(str(v)) for v in row] for row in frame.itertuples(index=False)]
     wide = Table(title=caption, title_justify="left")
     for col in columns:
         wide.add_column(col)

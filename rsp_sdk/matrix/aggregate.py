@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rsp_sdk.matrix.axes import who
 from rsp_sdk.matrix.identity import IDENTITY_AXES
 from rsp_sdk.matrix.obslatency import with_observation_latency
 from rsp_sdk.matrix.ratesearch import summary_entries
@@ -147,7 +148,7 @@ def mismatch_rows(
         loaded = {}
         keys = {}
         for m in members:
-            name = f"{m['engine']}@{m['runtime']}"
+            name = who(m)
             rel = result_relations(load_answers(store.root / m["run_dir"]), source=name)
             loaded[name] = (rel, partition_for(get_adapter(m["engine"]).profile))
             keys[name] = m["key"]

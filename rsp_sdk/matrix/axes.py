@@ -30,6 +30,18 @@ HEADERS = {
 _SCALE_IN_LABEL = re.compile(r"/time-scale=([0-9.eE+-]+)/")
 
 
+def engine_name(row: Mapping[str, Any]) -> str:
+    """The engine as cells, tables and reports name it: the adapter, with the variant that
+    tells two entries of it in one spec apart (``csparql[heap=4g]``)."""
+    variant = row.get("variant")
+    return f"{row.get('engine')}[{variant}]" if variant else str(row.get("engine"))
+
+
+def who(row: Mapping[str, Any]) -> str:
+    """``engine[variant]@runtime``: the rows of a table, the series of a figure."""
+    return f"{engine_name(row)}@{row.get('runtime')}"
+
+
 def axis_text(axis: str, value: Any) -> str:
     """One axis value as the cell labels spell it (``x10``, ``time-scale=10``)."""
     if value is None:

@@ -17,6 +17,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from rsp_sdk.matrix.axes import who
+
 
 class Outcome(StrEnum):
     CORRECT = "correct"  # the oracle agrees
@@ -112,11 +114,11 @@ def coverage(rows: list[dict[str, Any]], root: Path | None = None) -> Coverage:
     feedings) show the worst outcome."""
     out: Coverage = defaultdict(dict)
     for r in rows:
-        who = f"{r['engine']}@{r['runtime']}"
+        name = who(r)
         o = row_outcome(r, root)
-        seen = out[who].get(r["query"])
+        seen = out[name].get(r["query"])
         if seen is None or SEVERITY[o] > SEVERITY[seen[0]]:
-            out[who][r["query"]] = (o, cell_reason(r, o))
+            out[name][r["query"]] = (o, cell_reason(r, o))
     return dict(out)
 
 

@@ -45,6 +45,7 @@ def base_row(cell: Cell) -> dict[str, Any]:
             "spec",
             "group",
             "engine",
+            "variant",
             "adapter_version",
             "runtime",
             "query",

@@ -29,6 +29,7 @@ from rsp_sdk.matrix.axes import axis_value
 IDENTITY_AXES = (
     "group",
     "engine",
+    "variant",
     "runtime",
     "query",
     "stream",

@@ -32,9 +32,17 @@ from rsp_sdk.engine.adapter import Adapter, config_problem
 from rsp_sdk.engine.capabilities import Feature, required_features
 from rsp_sdk.engine.session import UnsupportedQuery
 from rsp_sdk.errors import InputError
+from rsp_sdk.matrix.axes import engine_name
 from rsp_sdk.matrix.engines import EngineInfo, spec_engines
 from rsp_sdk.matrix.inputs import PreparedStream, expand
-from rsp_sdk.matrix.spec import MATRIX_FORMAT, FeedMode, MatrixSpec, Metric, Rule
+from rsp_sdk.matrix.spec import (
+    MATRIX_FORMAT,
+    FeedMode,
+    MatrixSpec,
+    Metric,
+    Rule,
+    engine_variants,
+)
 from rsp_sdk.model.profile import Profile, load_profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.feeder import FeederConfig, PacingMode
@@ -61,6 +69,7 @@ class Cell(BaseModel):
     spec: str
     group: str | None
     engine: str
+    variant: str | None = None  # another entry of the same adapter (spec.engine_variants)
     adapter_version: str
     runtime: str
     query: str
@@ -94,6 +103,7 @@ class Cell(BaseModel):
         """The values ``--only`` and the spec's rules match on."""
         return {
             "engine": self.engine,
+            "variant": self.variant,
             "runtime": self.runtime,
             "query": self.query,
             "group": self.group,  # the experiment (YABench's E1–E4): `--only group=E3`
@@ -286,7 +296,7 @@ def plan(
     refusals = _Refusals()
     cells: list[Cell] = []
     for rep in range(1, spec.repetitions + 1):
-        for axis in spec.engines:
+        for axis, variant in zip(spec.engines, engine_variants(spec.engines), strict=True):
             info = engines[axis.name]
             runtimes = axis.runtimes or info.runtimes or ["subprocess"]
             for runtime, stream, query in itertools.product(runtimes, spec.streams, queries):
@@ -295,7 +305,14 @@ def plan(
                 if stream.name not in streams:
                     continue
                 slot = Slot(
-                    spec, info, axis.engine_config, runtime, streams[stream.name], query, rep
+                    spec,
+                    info,
+                    axis.engine_config,
+                    runtime,
+                    streams[stream.name],
+                    query,
+                    rep,
+                    variant,
                 )
                 cells += cells_for(slot, override, refusals)
     return cells
@@ -313,6 +330,7 @@ class Slot:
     stream: PreparedStream
     query: Query
     rep: int
+    variant: str | None = None  # what tells two entries of one adapter apart (spec.engine_variants)
 
 
 class _Resolved(NamedTuple):
@@ -344,6 +362,7 @@ def cells_for(
     for instances, feed in itertools.product(slot.spec.instances, feeds):
         axes = {
             "engine": slot.info.name,
+            "variant": slot.variant,
             "runtime": slot.runtime,
             "query": slot.query.name,
             "stream": slot.stream.name,
@@ -422,7 +441,8 @@ def _label(slot: Slot, feed: _Feed, instances: int) -> str:
         rate_txt += f"={feed.feeder.time_scale:g}"
     on = f"/{slot.stream.name}" if len(spec.streams) > 1 else ""
     on += f"/x{instances}" if len(spec.instances) > 1 or instances != 1 else ""
-    return f"{slot.info.name}@{slot.runtime}/{slot.query.name}{on}{rate_txt}/rep={slot.rep}"
+    who = engine_name({"engine": slot.info.name, "variant": slot.variant})
+    return f"{who}@{slot.runtime}/{slot.query.name}{on}{rate_txt}/rep={slot.rep}"
 
 
 def _parallel_ok(slot: Slot, feed: _Feed) -> bool:
@@ -443,6 +463,7 @@ def _cell(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> Cell:
         spec=spec.name,
         group=query.group or spec.group,
         engine=info.name,
+        variant=slot.variant,
         adapter_version=info.version,
         runtime=slot.runtime,
         query=query.name,

@@ -70,6 +70,7 @@ class SearchResult(BaseModel):
     ``capped`` when ``max_rate`` was sustained (the engine may go higher)."""
 
     engine: str
+    variant: str | None = None  # another entry of the same adapter (spec.engine_variants)
     runtime: str
     query: str
     stream: str
@@ -209,7 +210,7 @@ def targets(spec: MatrixSpec, cells: list[Cell]) -> list[Cell]:
     cfg = spec.rate_search
     if cfg is None:
         return []
-    seen: dict[tuple[str, str, str, str], Cell] = {}
+    seen: dict[tuple[str, str | None, str, str, str], Cell] = {}
     for c in cells:
         if c.state is not CellState.PLANNED or c.repetition != 1:
             continue
@@ -219,7 +220,7 @@ def targets(spec: MatrixSpec, cells: list[Cell]) -> list[Cell]:
             continue
         if cfg.streams is not None and c.stream not in cfg.streams:
             continue
-        seen.setdefault((c.engine, c.runtime, c.stream, c.query), c)
+        seen.setdefault((c.engine, c.variant, c.runtime, c.stream, c.query), c)
     return list(seen.values())
 
 
@@ -231,13 +232,15 @@ def probe_cell(
     stream: PreparedStream,
     query: Query,
     rate: float,
+    variant: str | None = None,
 ) -> Cell | None:
     """The cell of one probe: the spec's cell for this engine, query and stream fed at
     ``rate`` (None if the spec's rules exclude it)."""
     feeding = spec.feeding.model_copy(update={"modes": [FeedMode.RATE], "rates": [rate]})
     probe_spec = spec.model_copy(update={"feeding": feeding})
     override = load_profile(spec.profile) if spec.profile else None
-    cells = cells_for(Slot(probe_spec, info, engine_config, runtime, stream, query, 1), override)
+    slot = Slot(probe_spec, info, engine_config, runtime, stream, query, 1, variant)
+    cells = cells_for(slot, override)
     return cells[0] if cells else None
 
 
@@ -259,14 +262,13 @@ def run_searches(
     if cfg is None:
         return []
     by_name = {q.name: q for q in queries}
-    config = {e.name: e.engine_config for e in spec.engines}
     results: list[SearchResult] = []
     for target in targets(spec, planned_cells):
         prober = _Prober(
             spec,
             cfg,
             engines[target.engine],
-            config[target.engine],
+            target.engine_config,  # the entry's own: two entries of an adapter differ here
             target,
             by_name[target.query],
             streams[target.stream],
@@ -280,6 +282,7 @@ def run_searches(
         results.append(
             SearchResult(
                 engine=target.engine,
+                variant=target.variant,
                 runtime=target.runtime,
                 query=target.query,
                 stream=target.stream,
@@ -326,6 +329,7 @@ class _Prober:
             self.stream,
             self.query,
             rate,
+            self.target.variant,
         )
         return None if cell is None or (self.only and not select([cell], self.only)) else cell
 
@@ -378,7 +382,7 @@ def write_results(root: Path, results: list[SearchResult]) -> None:
     target = root / RESULT_FILE
 
     def ident(r: dict[str, Any]) -> tuple[str, ...]:
-        return (r["engine"], r["runtime"], r["query"], r["stream"])
+        return (r["engine"], r.get("variant") or "", r["runtime"], r["query"], r["stream"])
 
     merged = {ident(r): r for r in read_results(root)}
     merged.update({ident(d): d for d in (r.model_dump(mode="json") for r in results)})
@@ -402,6 +406,7 @@ def summary_entries(root: Path) -> list[dict[str, Any]]:
         out.append(
             {
                 "engine": r["engine"],
+                "variant": r.get("variant"),
                 "runtime": r["runtime"],
                 "query": r["query"],
                 "stream": r["stream"],

@@ -51,6 +51,33 @@ class EngineAxis(_Model):
         default=None, description="default: every runtime that can carry the engine"
     )
     engine_config: dict[str, Any] = Field(default_factory=dict)
+    variant: str | None = Field(
+        default=None,
+        description="what tells this entry's cells apart from another entry of the same "
+        "adapter (NAME[VARIANT]@runtime in labels, tables and reports); default, when the "
+        "spec lists the adapter more than once: its engine_config as KEY=VALUE pairs",
+    )
+
+
+def engine_variants(engines: list[EngineAxis]) -> list[str | None]:
+    """Each entry's variant, in order: its own, else — when another entry names the same
+    adapter — its engine_config as ``k=v`` pairs (None: no config, the adapter's plain entry).
+    Without one, two entries of an adapter (two heaps, two settings) shared a label and an
+    identity: tables merged them and a results folder counted one as superseding the other."""
+    names = [e.name for e in engines]
+    out: list[str | None] = []
+    for e in engines:
+        if e.variant is not None or names.count(e.name) == 1:
+            out.append(e.variant)
+        else:
+            pairs = sorted(e.engine_config.items())
+            out.append(",".join(f"{k}={_compact(v)}" for k, v in pairs) or None)
+    return out
+
+
+def _compact(value: Any) -> str:
+    """A config value as a variant spells it: strings bare, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
 class ImportSource(_Model):
@@ -139,6 +166,7 @@ class Rule(_Model):
     """Matches a cell when every given axis value equals the cell's (strings compare as text)."""
 
     engine: str | None = None
+    variant: str | None = None
     runtime: str | None = None
     query: str | None = None
     group: str | None = None
@@ -241,6 +269,23 @@ class MatrixSpec(_Model):
         description="LSBench comparability: engines are comparable on a query when every "
         "pairwise mismatch is at most this many percent",
     )
+
+    @model_validator(mode="after")
+    def _entries_apart(self) -> MatrixSpec:
+        """Two entries of one adapter under one name must not share a runtime: their cells
+        would have one label and one identity."""
+        variants = engine_variants(self.engines)
+        for j, b in enumerate(self.engines):
+            for i, a in enumerate(self.engines[:j]):
+                if (a.name, variants[i]) != (b.name, variants[j]):
+                    continue
+                if a.runtimes is None or b.runtimes is None or set(a.runtimes) & set(b.runtimes):
+                    name = a.name + (f"[{variants[i]}]" if variants[i] else "")
+                    raise ValueError(
+                        f"engines {i} and {j} are both {name} on the same runtime: give one of "
+                        "them a `variant`, another engine_config or other runtimes"
+                    )
+        return self
 
 
 def schema() -> dict[str, Any]:

@@ -39,6 +39,7 @@ CELL_COLUMNS: dict[str, pa.DataType] = {
     "spec": pa.string(),
     "group": pa.string(),
     "engine": pa.string(),
+    "variant": pa.string(),
     "adapter_version": pa.string(),
     "runtime": pa.string(),
     "query": pa.string(),

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rsp_sdk.errors import InputError
-from rsp_sdk.matrix.axes import axes_suffix, varying_axes
+from rsp_sdk.matrix.axes import axes_suffix, varying_axes, who
 from rsp_sdk.matrix.identity import reconcile
 from rsp_sdk.matrix.obslatency import with_observation_latency
 from rsp_sdk.matrix.store import run_dir_of
@@ -37,6 +37,7 @@ from rsp_sdk.matrix.store import run_dir_of
 #: are four series, not four repetitions of one.
 SERIES_AXES = (
     "engine",
+    "variant",  # two entries of one adapter in a spec (two heaps, two settings)
     "runtime",
     "query",
     "params",
@@ -71,6 +72,7 @@ class CellRecord(BaseModel):
     spec: str = ""
     group: str | None = None
     engine: str
+    variant: str | None = None
     adapter_version: str | None = None
     runtime: str
     query: str
@@ -130,7 +132,7 @@ class CellRecord(BaseModel):
 
     @property
     def row(self) -> str:
-        return f"{self.engine}@{self.runtime}"
+        return who(self.model_dump(include={"engine", "variant", "runtime"}))
 
 
 def series_id(series: tuple[Any, ...]) -> str:
@@ -164,6 +166,7 @@ class PlannedCell(BaseModel):
     key: str
     label: str = ""
     engine: str = "?"
+    variant: str | None = None
     runtime: str = "?"
     query: str = "?"
     params: str | None = None
@@ -178,7 +181,7 @@ class PlannedCell(BaseModel):
 
     @property
     def row(self) -> str:
-        return f"{self.engine}@{self.runtime}"
+        return who(self.model_dump(include={"engine", "variant", "runtime"}))
 
 
 def _fields(row: BaseModel) -> dict[str, Any]:
@@ -275,7 +278,17 @@ class Results:
                     path=path,
                     expected="the cell.json columns of docs/matrix-results.md",
                 ) from None
-        out.sort(key=lambda c: (c.engine, c.runtime, c.query, c.rate or 0, c.repetition, c.key))
+        out.sort(
+            key=lambda c: (
+                c.engine,
+                c.variant or "",
+                c.runtime,
+                c.query,
+                c.rate or 0,
+                c.repetition,
+                c.key,
+            )
+        )
         return out
 
     @property

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
+from rsp_sdk.matrix.axes import who
 from rsp_sdk.report.artifacts import Artifacts, TableRef
 from rsp_sdk.report.plots import concurrency, curves
 from rsp_sdk.report.results import Results
@@ -68,7 +69,7 @@ def searched_rate_max(searches: list[dict[str, Any]]) -> pd.DataFrame | None:
         value = "none sustained" if best is None else f"{best:,.0f}"
         rows.append(
             {
-                "engine@runtime": f"{r['engine']}@{r['runtime']}",
+                "engine@runtime": who(r),
                 "query": r["query"],
                 "Rate_max": value + (" (capped)" if r.get("capped") else ""),
                 "probes": ", ".join(

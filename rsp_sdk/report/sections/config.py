@@ -68,6 +68,7 @@ def facts(cell: CellRecord, config: dict[str, Any]) -> list[tuple[str, str]]:
     rows: list[tuple[str, Any]] = [
         ("key", cell.key),
         ("engine", f"{cell.engine} {engine.get('version', '')}".strip()),
+        ("variant", cell.variant),
         ("adapter version", cell.adapter_version),
         ("artifact sha256", _artifacts(cell.artifacts)),
         ("runtime", cell.runtime),
