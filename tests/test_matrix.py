@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -27,7 +28,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rsp_sdk.compare.parts import ExpectedTable
-from rsp_sdk.engine import Capabilities, Feature, registry
+from rsp_sdk.engine import Capabilities, Feature, Timeouts, registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.adapter_code import code_hash
 from rsp_sdk.matrix.engines import engine_info
@@ -40,6 +41,9 @@ from rsp_sdk.matrix.store import Store
 from rsp_sdk.model.stream import StreamMeta
 from rsp_sdk.oracle import job as oracle_job
 from rsp_sdk.report.results import Results
+from rsp_sdk.run import deadline
+from rsp_sdk.run.feeder import FeederConfig, PacingMode
+from rsp_sdk.run.runner import RunRequest, run
 from rsp_sdk.streams.io import write_stream
 from rsp_sdk.testing import Scenario, default_query
 from tests.conftest import REPO, run_rsp
@@ -1024,6 +1028,45 @@ def _engine_of(p: psutil.Process, out: Path) -> bool:
         return False
 
 
+def test_an_engine_error_after_a_stop_request_ends_the_run_as_interrupted(
+    toy: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library may turn the KeyboardInterrupt into an error of its own: py4j 0.10.9.9's
+    handler calls a method its GatewayConnection lacks (AttributeError), our bridge launch then
+    reported "cannot connect to the bridge server" and the matrix recorded the cell as failed —
+    a finished cell a resumed matrix would not run again (once in 23 SIGTERMs at a CSRBench
+    cell boundary). Once a stop is requested, a verb that fails is the stop's doing: the run
+    is recorded as interrupted and raises KeyboardInterrupt. Here the request comes while push 2
+    hangs, before the stop's own thread kills the engine (held back), and the verb times out."""
+    write_inputs(tmp_path)
+    monkeypatch.setattr(deadline, "interrupt_runs", lambda: 0)  # the stop's thread: not yet
+    fired: list[threading.Timer] = []
+
+    def progress(done: int, total: int) -> None:  # after push 1: request the stop during push 2
+        if not fired:
+            fired.append(threading.Timer(0.5, deadline.request_stop))
+            fired[0].start()
+
+    request = RunRequest(
+        engine="toy-py",
+        runtime="subprocess",
+        query=tmp_path / "q1.rspql",
+        stream=tmp_path / "stream.parquet",
+        output=tmp_path / "run",
+        feeder=FeederConfig(mode=PacingMode.AFAP, batch_size=50),
+        engine_config={"hang_on_push": 2},
+        timeouts=Timeouts(push=3),
+    )
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(request, progress=progress)
+    finally:
+        deadline.clear_stop()
+    assert fired and deadline.stop_requested() is False
+    status = json.loads((tmp_path / "run" / "status.json").read_text())
+    assert (status["state"], status["batches_pushed"]) == ("interrupted", 1), status
+
+
 FAULT_SPEC = """
 metrics = ["perf"]
 [limits]
@@ -1407,9 +1450,6 @@ def test_a_cell_whose_engine_config_lacks_a_required_key_is_refused_up_front(
     """An adapter's ``required_config`` (SPARQLstream's R2RML mapping) refuses the cell in the
     plan with the reason, runs nothing for it, and ``rsp run`` stops with one usage error."""
     from rsp_adapter_sparqlstream.adapter import SparqlStreamAdapter
-
-    from rsp_sdk.run.feeder import FeederConfig, PacingMode
-    from rsp_sdk.run.runner import RunRequest, run
 
     registry.register(_ToyNeedsToken())
     registry.register(ToyPyAdapter())

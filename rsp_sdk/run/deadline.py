@@ -108,8 +108,8 @@ class Deadline:
 
     def check(self) -> None:
         """Raise ``RunTimeout`` if the deadline passed, KeyboardInterrupt if the run was
-        interrupted (between verbs, in wait loops)."""
-        if self.interrupted:
+        interrupted (between verbs, in wait loops) or a stop requested for the process."""
+        if self.interrupted or _STOP.is_set():
             raise KeyboardInterrupt
         if self._expired:
             raise self.error()

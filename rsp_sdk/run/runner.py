@@ -33,7 +33,7 @@ from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import EngineSession, Timeouts, UnsupportedQuery, on_launch
 from rsp_sdk.errors import InputError, RspError
 from rsp_sdk.model.query import QuerySpec
-from rsp_sdk.run.deadline import Deadline
+from rsp_sdk.run.deadline import Deadline, stop_requested
 from rsp_sdk.run.feeder import FeederConfig, Plan, plan
 from rsp_sdk.run.recorder import RunRecorder, RunStatus
 from rsp_sdk.run.sampler import Sampler
@@ -434,7 +434,10 @@ def _failed(live: _Live, deadline: Deadline, exc: BaseException) -> RunStatus | 
     # past the deadline, whatever the killed engine's verb raised is the deadline's doing
     overran = deadline.stop()
     _cleanup(live.sampler, live.session)
-    if deadline.interrupted:  # Ctrl-C in another thread killed this run's engine
+    # Ctrl-C in another thread killed this run's engine; or a stop was requested and what
+    # failed is what a library made of its KeyboardInterrupt (py4j 0.10.9.9's handler calls a
+    # method its GatewayConnection lacks: AttributeError, and the bridge "cannot connect")
+    if deadline.interrupted or stop_requested():
         live.recorder.finish("interrupted", KeyboardInterrupt())
         raise KeyboardInterrupt from exc
     if overran:
