@@ -182,18 +182,30 @@ def test_fixture_engine_cells_land_in_every_class(
     assert {r["query"] for r in crashed} == {"rstream", "group_by", "bnodes"}
     assert {r["outcome"] for r in crashed} == {Outcome.CRASHED}
     assert "functional-toy: feature coverage" in stdout
-    # the report's coverage table shows the same classification (worst outcome per box)
+    # the report's coverage table shows the same classification; the two entries of toy-py
+    # are two rows, named by their engine_config (matrix spec: `variant`)
     run_rsp(rsp_exe, "report", out, "-o", tmp_path / "report")
-    table = (tmp_path / "report" / "tables" / "coverage.md").read_text()
-    row = next(line for line in table.splitlines() if line.startswith("| toy-py@subprocess"))
-    cells = [c.strip() for c in row.strip("|").split("|")][1:]
-    header = [c.strip() for c in table.splitlines()[0].strip("|").split("|")][1:]
-    assert dict(zip(header, cells, strict=True)) == {
-        "rstream": "crashed",
-        "group_by": "crashed",
-        "filter": "refused",
-        "unbound": "rejected",
-        "bnodes": "crashed",
+    table = (tmp_path / "report" / "tables" / "coverage.md").read_text().splitlines()
+    header = [c.strip() for c in table[0].strip("|").split("|")][1:]
+    by = {
+        cells[0]: dict(zip(header, cells[1:], strict=True))
+        for cells in ([c.strip() for c in line.strip("|").split("|")] for line in table[2:])
+    }
+    assert by == {
+        "toy-py[crash_on_push=1]@subprocess": {
+            "rstream": "crashed",
+            "group_by": "crashed",
+            "filter": "refused",
+            "unbound": "rejected",
+            "bnodes": "crashed",
+        },
+        "toy-py[rename_bnodes=true]@subprocess": {
+            "rstream": "correct",
+            "group_by": "wrong",
+            "filter": "refused",
+            "unbound": "rejected",
+            "bnodes": "correct",
+        },
     }
 
 
