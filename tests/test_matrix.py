@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 import psutil
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -31,6 +32,7 @@ from rsp_sdk.compare.parts import ExpectedTable
 from rsp_sdk.engine import Capabilities, Feature, Timeouts, registry
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.adapter_code import code_hash
+from rsp_sdk.matrix.aggregate import aggregate
 from rsp_sdk.matrix.engines import engine_info
 from rsp_sdk.matrix.inputs import prepare
 from rsp_sdk.matrix.plan import CellState, plan
@@ -945,6 +947,59 @@ def test_two_entries_of_one_adapter_are_two_engines_in_every_table(
 
 
 PLAIN_ENTRY = '[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+
+
+MISMATCH_SPEC = """
+metrics = ["lsbench"]
+[[engines]]
+name = "toy-py"
+[[engines]]
+name = "toy-py"
+engine_config = { drop_push = 2 }
+variant = "drop"
+[[engines]]
+name = "toy-py"
+engine_config = { push_delay_ms = 1 }
+variant = "slow"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+batch_size = 2
+"""
+
+
+def test_a_rerun_computes_again_only_the_lsbench_pairs_of_the_cells_it_ran(
+    toy: None, tmp_path: Path
+) -> None:
+    """Every ``rsp matrix run`` rebuilds mismatch.parquet; reading every cell's output again
+    took YABench's 1,000-cell folder over nine minutes after a run of one cell. A pair whose two
+    cells are unchanged keeps its row: a value planted in the file survives for those, and the
+    pairs of the rerun cell get theirs from its output again; comparability follows the pairs."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, MISMATCH_SPEC)
+    out = tmp_path / "out"
+    run_matrix(load_spec(spec_path), spec_path, out)
+    path = out / "mismatch.parquet"
+    first = pd.read_parquet(path).set_index(["e1", "e2"])["mm_percent"]
+    drop = "toy-py[drop]@subprocess"
+    assert len(first) == 6 and first[(drop, "toy-py@subprocess")] == 0.0
+    assert first[("toy-py@subprocess", drop)] > 0  # the dropped push's results are missing
+    table = pq.read_table(path)
+    planted = table.set_column(
+        table.schema.get_field_index("mm_percent"), "mm_percent", pa.array([42.0] * 6)
+    )
+    pq.write_table(planted, path)
+    run_matrix(load_spec(spec_path), spec_path, out, only=["variant=drop"], rerun=True)
+    after = pd.read_parquet(path).set_index(["e1", "e2"])["mm_percent"]
+    assert sorted(after.index) == sorted(first.index)
+    for pair, mm in after.items():
+        assert mm == (first[pair] if drop in pair else 42.0), pair
+    (comp,) = pd.read_parquet(out / "comparability.parquet").to_dict("records")
+    assert comp["max_mm_percent"] == 42.0 and not comp["comparable"]
+    # a mismatch.parquet written before the stamps: every pair is computed again
+    pq.write_table(planted.drop_columns(["e1_stamp", "e2_stamp"]), path)
+    aggregate(Store(out))
+    assert pd.read_parquet(path).set_index(["e1", "e2"])["mm_percent"].equals(first)
 
 
 # A stop whose KeyboardInterrupt Python loses: SIGTERM sent while the main thread runs a weakref

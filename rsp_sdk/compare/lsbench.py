@@ -128,6 +128,12 @@ def comparability(
         mismatch(outputs[a][0], outputs[b][0], partition=outputs[a][1], e1_name=a, e2_name=b)
         for a, b in permutations(sorted(outputs), 2)
     ]
+    return comparability_of(pairs, epsilon_percent)
+
+
+def comparability_of(pairs: list[MismatchResult], epsilon_percent: float) -> Comparability:
+    """comp from the ordered pairs' mismatches alone: a caller that kept the pairs of an
+    earlier computation (the matrix's mismatch.parquet) need not load the outputs again."""
     worst = max((p.mm_percent for p in pairs), default=0.0)
     return Comparability(
         epsilon_percent=epsilon_percent,

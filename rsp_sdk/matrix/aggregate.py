@@ -1,14 +1,10 @@
-"""What the matrix hands back beyond the cells: ``summary.json`` and ``mismatch.parquet``.
+"""What the matrix hands back beyond the cells: ``cells.parquet``, ``summary.json`` and, where
+the spec asks, the LSBench tables (``rsp_sdk.matrix.mismatch``).
 
 ``summary.json``: per (engine, runtime, query, stream, feeding, rate), the verdicts over the
 repetitions and, for each number, the median and the spread (max − min) over the repetitions
 that ran to the end (state ok; wall time over all) — repetitions of a timed run differ, and a
 single number would hide by how much.
-
-``mismatch.parquet``: LSBench's mm(E1, E2) (``rsp_sdk.compare.lsbench``) for every ordered
-pair of finished cells that ran the same query on the same stream and feeding in the same
-repetition but on different engines or runtimes: how much of E1's output E2 does not produce
-in order.
 """
 
 from __future__ import annotations
@@ -20,11 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from rsp_sdk.matrix.axes import who
 from rsp_sdk.matrix.identity import IDENTITY_AXES
+from rsp_sdk.matrix.mismatch import write_tables
 from rsp_sdk.matrix.obslatency import with_observation_latency
 from rsp_sdk.matrix.ratesearch import summary_entries
 from rsp_sdk.matrix.store import Store
@@ -88,100 +81,6 @@ def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-MISMATCH_SCHEMA = pa.schema(
-    [
-        ("query", pa.string()),
-        ("stream", pa.string()),
-        ("feeding", pa.string()),
-        ("rate", pa.float64()),
-        ("repetition", pa.int64()),
-        ("e1", pa.string()),
-        ("e2", pa.string()),
-        ("e1_key", pa.string()),
-        ("e2_key", pa.string()),
-        ("partition", pa.string()),
-        ("elements", pa.int64()),
-        ("unmatched", pa.int64()),
-        ("mm_percent", pa.float64()),
-        ("time_scale", pa.float64()),
-        ("instances", pa.int64()),
-    ]
-)
-
-
-COMPARABILITY_SCHEMA = pa.schema(
-    [
-        ("query", pa.string()),
-        ("stream", pa.string()),
-        ("feeding", pa.string()),
-        ("rate", pa.float64()),
-        ("repetition", pa.int64()),
-        ("engines", pa.string()),
-        ("max_mm_percent", pa.float64()),
-        ("epsilon_percent", pa.float64()),
-        ("comparable", pa.bool_()),
-        ("time_scale", pa.float64()),
-        ("instances", pa.int64()),
-    ]
-)
-
-
-def mismatch_rows(
-    store: Store, rows: list[dict[str, Any]], epsilon_percent: float = 5.0
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(mm per ordered pair, LSBench comp(engines, Q, R, ε) per group of two or more)."""
-    from rsp_sdk.compare.answers import load_answers
-    from rsp_sdk.compare.lsbench import comparability, partition_for
-    from rsp_sdk.compare.relations import result_relations
-    from rsp_sdk.engine.registry import get_adapter
-
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        if r["state"] == "ok" and r.get("run_dir"):
-            axes = (r["query"], r["stream"], r["feeding"], r["rate"], r["repetition"])
-            groups[(*axes, r.get("time_scale"), r.get("instances"))].append(r)
-    out: list[dict[str, Any]] = []
-    comps: list[dict[str, Any]] = []
-    for (query, stream, feeding, rate, rep, scale, instances), members in groups.items():
-        if len(members) < 2:
-            continue
-        loaded = {}
-        keys = {}
-        for m in members:
-            name = who(m)
-            rel = result_relations(load_answers(store.root / m["run_dir"]), source=name)
-            loaded[name] = (rel, partition_for(get_adapter(m["engine"]).profile))
-            keys[name] = m["key"]
-        comp = comparability(loaded, epsilon_percent)
-        where: dict[str, Any] = {"query": query, "stream": stream, "feeding": feeding}
-        where.update(rate=rate, repetition=rep, time_scale=scale, instances=instances)
-        for res in comp.pairs:
-            a, b = res.e1, res.e2
-            out.append(
-                {
-                    **where,
-                    "e1": a,
-                    "e2": b,
-                    "e1_key": keys[a],
-                    "e2_key": keys[b],
-                    "partition": res.partition.value,
-                    "elements": res.elements,
-                    "unmatched": res.unmatched,
-                    "mm_percent": res.mm_percent,
-                }
-            )
-        comps.append(
-            {
-                **where,
-                "engines": ", ".join(sorted(loaded)),
-                "max_mm_percent": comp.max_mm_percent,
-                "epsilon_percent": epsilon_percent,
-                "comparable": comp.comparable,
-            }
-        )
-    return out, comps
-
-
 def _with_time_scale(root: Path, row: dict[str, Any]) -> dict[str, Any]:
     """cell.json written before the time_scale column: read it from the run's config.json."""
     if "time_scale" in row or not row.get("run_dir"):
@@ -212,13 +111,5 @@ def aggregate(
         tmp.write_text(json.dumps(entries, indent=2, default=str) + "\n", encoding="utf-8")
     written["summary"] = target
     if lsbench:
-        mm, comps = mismatch_rows(store, rows, epsilon_percent)
-        for name, got, schema in (
-            ("mismatch", mm, MISMATCH_SCHEMA),
-            ("comparability", comps, COMPARABILITY_SCHEMA),
-        ):
-            path = store.root / f"{name}.parquet"
-            with atomic_path(path) as tmp:
-                pq.write_table(pa.Table.from_pylist(got, schema=schema), tmp)
-            written[name] = path
+        written.update(write_tables(store, rows, epsilon_percent))
     return written
