@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import pandas as pd
 import psutil
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -35,6 +36,7 @@ from rsp_sdk.matrix.adapter_code import code_hash
 from rsp_sdk.matrix.aggregate import aggregate
 from rsp_sdk.matrix.engines import engine_info
 from rsp_sdk.matrix.inputs import prepare
+from rsp_sdk.matrix.metrics import window_latencies
 from rsp_sdk.matrix.plan import CellState, plan
 from rsp_sdk.matrix.run import planned, run_matrix
 from rsp_sdk.matrix.select import parse_only, select
@@ -173,6 +175,43 @@ def test_plan_is_the_product_with_rules_and_keeps_cells_that_cannot_run(
     assert len({c.key for c in cells}) == len(cells)
     picked = select(cells, ["engine=toy-py,runtime=subprocess", "query=q1", "query=qf"])
     assert {(c.query, c.runtime) for c in picked} == {("q1", "subprocess"), ("qf", "subprocess")}
+
+
+SERIAL_BASE = """
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["afap", "real-time"]
+"""
+
+
+def test_cells_that_measure_time_run_alone_and_a_profile_override_reaches_every_cell(
+    toy: None, tmp_path: Path
+) -> None:
+    """``--jobs`` puts side by side only cells whose numbers do not depend on the wall clock:
+    an application-time engine fed as fast as possible, in a spec that measures no time
+    (``perf`` is a default metric). ``profile`` judges every engine under one SECRET profile:
+    each cell carries it, and its key changes with it."""
+    write_inputs(tmp_path)
+
+    def cells(body: str, name: str) -> dict[str, Any]:
+        path = write_spec(tmp_path, body, name)
+        spec = load_spec(path)
+        return {c.feeding: c for c in plan(spec, path, prepare(spec, path, tmp_path / "in"))}
+
+    timed = cells(SERIAL_BASE, "timed.toml")
+    assert not timed["afap"].parallel_ok and not timed["real-time"].parallel_ok
+    untimed = cells('metrics = ["csrbench"]\n' + SERIAL_BASE, "untimed.toml")
+    assert untimed["afap"].parallel_ok and not untimed["real-time"].parallel_ok
+    judged = cells('metrics = ["csrbench"]\nprofile = "cqels"\n' + SERIAL_BASE, "cqels.toml")
+    assert {c.profile for c in untimed.values()} == {"toy"}  # toy-py's own
+    assert {c.profile for c in judged.values()} == {"cqels"}
+    cqels = judged["afap"].profile_json or {}
+    assert (cqels["tick"], cqels["r2s"]) == ("tuple_driven", "istream")  # `rsp profiles show`
+    assert untimed["afap"].profile_json != cqels
+    assert judged["afap"].key != untimed["afap"].key
 
 
 def test_plan_lists_each_exclude_rule_with_the_cells_it_cuts_and_its_reason(
@@ -947,6 +986,63 @@ def test_two_entries_of_one_adapter_are_two_engines_in_every_table(
 
 
 PLAIN_ENTRY = '[[engines]]\nname = "toy-py"\n[[queries]]\nfiles = ["q1.rspql"]\n'
+
+
+WARMUP_SPEC = """
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+warmup = "warm.parquet"
+warmup_rate = 1000
+"""
+
+
+def test_a_warm_up_is_pushed_first_measured_apart_and_judged_with_the_stream(
+    toy: None, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """``[feeding] warmup`` was accepted and ignored. The warm-up is now pushed first (its own
+    phase), left out of the feeding numbers and of the window latencies, part of the key, and
+    the output is judged against what the engine saw: the warm-up then the stream — against
+    the stream alone, the warm-up's windows are wrong (``rsp oracle check``)."""
+    write_inputs(tmp_path)
+    table = SC.table()
+    later = table.set_column(1, "t_app_ms", pc.add(table.column("t_app_ms"), 10_000))
+    write_stream(later, tmp_path / "stream.parquet", StreamMeta(producer="test"))
+    warm = Scenario(triples=100, span_ms=2_000).table()
+    write_stream(warm, tmp_path / "warm.parquet", StreamMeta(producer="test"))
+    spec_path = write_spec(tmp_path, WARMUP_SPEC)
+    out = tmp_path / "out"
+    (row,) = run_matrix(load_spec(spec_path), spec_path, out).rows
+    assert (row["state"], row["verdict"], row["triples_pushed"]) == ("ok", "correct", 400), row
+    run_dir = out / row["run_dir"]
+    pushed = pq.read_table(run_dir / "pushed.parquet").to_pandas()
+    assert pushed.groupby("phase")["count"].sum().to_dict() == {"warmup": 100, "measure": 400}
+    assert json.loads((run_dir / "config.json").read_text())["warmup"]["triples"] == 100
+    windows = window_latencies(run_dir)
+    measured = [w[3] for w in windows if w[2] >= 10_000]
+    assert len(measured) < len(windows)  # the warm-up's windows were answered too
+    assert row["latency_ms_max"] == pytest.approx(max(measured))
+    alone = run_rsp(
+        rsp_exe, "oracle", "check", "-s", tmp_path / "stream.parquet", "-q", tmp_path / "q1.rspql",
+        "--answers", run_dir, check=False,
+    )  # fmt: skip
+    assert alone.returncode == 1, alone.stdout + alone.stderr
+    # the key: none without a warm-up (older results keep theirs), another with another one
+    keys = {}
+    for name, body in (("none", WARMUP_SPEC.split("[feeding]")[0]), ("other", WARMUP_SPEC)):
+        if name == "other":
+            write_stream(warm.slice(0, 50), tmp_path / "warm.parquet", StreamMeta(producer="t"))
+        path = write_spec(tmp_path, body, f"{name}.toml")
+        (keys[name],) = [c.key for c in planned(load_spec(path), path, tmp_path / name)[1]]
+    assert len({row["key"], *keys.values()}) == 3
+    # a warm-up that does not end before the stream starts: the spec's line, exit 2
+    write_stream(table, tmp_path / "warm.parquet", StreamMeta(producer="test"))
+    write_stream(table, tmp_path / "stream.parquet", StreamMeta(producer="test"))
+    proc = run_rsp(rsp_exe, "matrix", "plan", spec_path, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{spec_path}:7" in proc.stderr and "feeding.warmup" in proc.stderr, proc.stderr
 
 
 MISMATCH_SPEC = """

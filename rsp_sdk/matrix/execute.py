@@ -28,6 +28,7 @@ from rsp_sdk.matrix.metrics import run_metrics
 from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.plan import Cell, CellState
 from rsp_sdk.matrix.store import Store
+from rsp_sdk.matrix.warmup import judged_stream
 from rsp_sdk.model.profile import Profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.feeder import FeederConfig
@@ -173,6 +174,7 @@ def run_cell(
                 runtime=cell.runtime,
                 query=_query_file(store, spec),
                 stream=stream.path,
+                warmup=stream.warmup,
                 output=run_dir,
                 feeder=FeederConfig.model_validate(cell.feeder),
                 engine_config=_expanded(cell.engine_config),
@@ -204,7 +206,7 @@ def run_cell(
     )
     row.update(run_metrics(run_dir))
     if state is CellState.OK and needs_judging(cell):
-        row.update(judge_output(cell, spec, adapter, stream, run_dir, oracle))
+        row.update(judge_output(cell, spec, adapter, judged_stream(stream), run_dir, oracle))
     row["wall_s"] = time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)
@@ -240,7 +242,8 @@ def judge_cell(
     if needs_judging(cell):
         assert cell.query_spec is not None
         spec = QuerySpec.model_validate(cell.query_spec)
-        row.update(judge_output(cell, spec, _adapter(cell), streams[cell.stream], run_dir, oracle))
+        stream = judged_stream(streams[cell.stream])
+        row.update(judge_output(cell, spec, _adapter(cell), stream, run_dir, oracle))
     row["wall_s"] = float(row.get("wall_s") or 0.0) + time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)

@@ -45,6 +45,9 @@ class PreparedStream(BaseModel):
     sha256: str
     static: list[Path] = []
     static_sha256: list[str] = []  # what a cell's key holds: the content, not where it lives
+    # the spec's warm-up, pushed first (``rsp_sdk.matrix.warmup``)
+    warmup: Path | None = None
+    warmup_sha256: str | None = None
 
 
 def _keep(built: Path, inputs: Path) -> str:

@@ -93,7 +93,10 @@ def window_latencies(run_dir: Path) -> list[tuple[str, int, float, float]]:
 
 
 def latency_metrics(run_dir: Path) -> dict[str, float | None]:
-    lat = [w[3] for w in window_latencies(run_dir)]
+    """Latency against window close over the windows of the measured stream: one that closes
+    within a warm-up (``rsp_sdk.matrix.warmup``) measures the engine still warming up."""
+    warm_end = _warmup_end(run_dir)
+    lat = [w[3] for w in window_latencies(run_dir) if warm_end is None or w[2] > warm_end]
     if not lat:
         return {"latency_ms_p50": None, "latency_ms_p95": None, "latency_ms_max": None}
     arr = np.asarray(lat)
@@ -102,6 +105,16 @@ def latency_metrics(run_dir: Path) -> dict[str, float | None]:
         "latency_ms_p95": float(np.percentile(arr, 95)),
         "latency_ms_max": float(arr.max()),
     }
+
+
+def _warmup_end(run_dir: Path) -> float | None:
+    """The last application time of the warm-up's pushes (None: no warm-up)."""
+    pushed = read_table(run_dir, "pushed")
+    if pushed.num_rows == 0 or "phase" not in pushed.column_names:
+        return None
+    warm = pushed.filter(pc.equal(pushed.column("phase"), "warmup"))
+    end = pc.max(warm.column("t_app_max_ms")).as_py() if warm.num_rows else None
+    return None if end is None else float(end)
 
 
 def final_result_metrics(run_dir: Path) -> dict[str, float | None]:

@@ -206,6 +206,8 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[_Feed
     base: dict[str, Any] = {"batch_size": f.batch_size}
     if f.max_batch_span_ms is not None:  # only when given: other specs' keys stay as they were
         base["max_batch_span_ms"] = f.max_batch_span_ms
+    warm = {"warmup_rate": f.warmup_rate} if f.warmup_rate is not None else {}
+    base.update(warm)
     out: list[_Feed] = []
     for mode in f.modes:
         if mode is FeedMode.ENGINE:
@@ -218,7 +220,8 @@ def _feeders(spec: MatrixSpec, adapter: Adapter, query: QuerySpec) -> list[_Feed
             cfg = FeederConfig(mode=PacingMode.AFAP, limit=f.limit, **base)
             out.append(_Feed("fixed", None, cfg, None))
         elif mode is FeedMode.REAL_TIME:
-            out.append(_Feed("real-time", None, FeederConfig(mode=PacingMode.REAL_TIME), None))
+            cfg = FeederConfig(mode=PacingMode.REAL_TIME, **warm)
+            out.append(_Feed("real-time", None, cfg, None))
         elif mode is FeedMode.RATE:
             for r in f.rates:
                 cfg = FeederConfig(mode=PacingMode.APP_TIME, rate=r, **base)
@@ -417,6 +420,8 @@ def _key(slot: Slot, resolved: _Resolved, feed: _Feed, instances: int) -> str:
         {
             "stream_sha256": slot.stream.sha256,
             "static": slot.stream.static_sha256,
+            # only when asked: every key of a spec without a warm-up stays as it was
+            **({"warmup": slot.stream.warmup_sha256} if slot.stream.warmup_sha256 else {}),
             "query": [query.name, text],
             "profile": canonical(resolved.profile) if resolved.profile else None,
             "adapter": [info.name, info.version, info.artifacts],

@@ -36,6 +36,7 @@ from rsp_sdk.matrix.plan import Cell, CellState, plan
 from rsp_sdk.matrix.select import parse_only, select
 from rsp_sdk.matrix.spec import MatrixSpec, Metric
 from rsp_sdk.matrix.store import Store
+from rsp_sdk.matrix.warmup import with_warmup
 from rsp_sdk.run.deadline import interrupt_runs
 
 RETRY = frozenset({"failed", "timeout", "interrupted", "skipped"})
@@ -84,7 +85,9 @@ def planned(
     picked = spec
     if named:  # --only stream=…: the other streams are neither generated nor imported
         picked = spec.model_copy(update={"streams": [s for s in spec.streams if s.name in named]})
-    streams = prepare(picked, spec_path, inputs, plan_only=plan_only)
+    streams = with_warmup(
+        spec, spec_path, inputs, prepare(picked, spec_path, inputs, plan_only=plan_only)
+    )
     # planned from the whole spec (its labels name the stream whenever it has several)
     return streams, select(plan(spec, spec_path, streams, engines=engines), only or [])
 

@@ -153,7 +153,14 @@ class Feeding(_Model):
     time_scales: list[float] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1, description="mode fixed: triples to push")
     batch_size: int = Field(default=10_000, ge=1)
-    warmup: str | None = Field(default=None, description="a warm-up stream file")
+    warmup: str | None = Field(
+        default=None,
+        description="a stream Parquet file (relative to the spec) pushed before each cell's "
+        "stream: measured without it, judged with it (rsp_sdk.matrix.warmup)",
+    )
+    warmup_rate: float | None = Field(
+        default=None, gt=0, description="triples/s of the warm-up (default: its own pace)"
+    )
     max_batch_span_ms: float | None = Field(
         default=None,
         ge=0,
@@ -293,7 +300,7 @@ def schema() -> dict[str, Any]:
     return MatrixSpec.model_json_schema(by_alias=True)
 
 
-def _key_line(text: str, loc: tuple[int | str, ...]) -> int | None:
+def key_line(text: str, loc: tuple[int | str, ...]) -> int | None:
     """The 1-based line of the TOML key at ``loc`` (tables, arrays of tables, inline keys),
     or of its nearest enclosing key found; None when not even the first part is found."""
     lines = text.splitlines()
@@ -355,7 +362,7 @@ def load_spec(path: Path | str) -> MatrixSpec:
         raise InputError(
             f"invalid spec key {where}: {first['msg']}",
             path=path,
-            line=_key_line(text, loc),
+            line=key_line(text, loc),
             text=None if isinstance(shown, dict) else json.dumps(shown, default=str)[:200],
             expected="a key of MatrixSpec (rsp matrix schema)",
         ) from None
