@@ -606,6 +606,26 @@ def test_a_matrix_logging_to_a_file_prints_a_line_per_cell_and_what_a_rerun_skip
     assert "ran 0 cell(s), 2 already done" in again.stdout
 
 
+def test_a_terminal_shows_one_bar_with_cells_done_of_total_and_the_current_cell(
+    toy: None, tmp_path: Path
+) -> None:
+    """On a terminal, the matrix is one live bar: its name, cells done of the total, elapsed
+    and left, and the current cell with its state (the log form is the test above)."""
+    from rich.console import Console
+
+    from rsp_sdk.cli.matrix_progress import matrix_progress
+
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, KILL_SPEC.replace("repetitions = 3", "repetitions = 2"))
+    console = Console(force_terminal=True, width=200, record=True, color_system=None)
+    with matrix_progress("t", console, quiet=False) as (_, progress):
+        result = run_matrix(load_spec(spec_path), spec_path, tmp_path / "out", progress=progress)
+    last = console.export_text().splitlines()[-1]
+    label = result.rows[-1]["label"]
+    assert last.startswith("t ") and " 2/2 " in last and last.endswith(f"{label}: ok"), last
+    assert "0:00:00" in last  # elapsed and left columns
+
+
 ORACLE_SPEC = """
 metrics = ["csrbench", "yabench"]
 repetitions = 2
