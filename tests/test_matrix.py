@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pandas as pd
 import psutil
 import pyarrow as pa
@@ -38,6 +39,7 @@ from rsp_sdk.matrix.engines import engine_info
 from rsp_sdk.matrix.inputs import prepare
 from rsp_sdk.matrix.metrics import window_latencies
 from rsp_sdk.matrix.plan import CellState, plan
+from rsp_sdk.matrix.ratesearch import probe_windows
 from rsp_sdk.matrix.run import planned, run_matrix
 from rsp_sdk.matrix.select import parse_only, select
 from rsp_sdk.matrix.spec import load_spec
@@ -1041,9 +1043,14 @@ def test_a_warm_up_is_pushed_first_measured_apart_and_judged_with_the_stream(
     assert pushed.groupby("phase")["count"].sum().to_dict() == {"warmup": 100, "measure": 400}
     assert json.loads((run_dir / "config.json").read_text())["warmup"]["triples"] == 100
     windows = window_latencies(run_dir)
-    measured = [w[3] for w in windows if w[2] >= 10_000]
-    assert len(measured) < len(windows)  # the warm-up's windows were answered too
+    # the warm-up's windows were answered too, the last one closed by the stream's first push
+    measured = [w[3] for w in windows if w[2] > 10_000]
+    assert len(measured) < len(windows)
     assert row["latency_ms_max"] == pytest.approx(max(measured))
+    assert row["latency_ms_p50"] == pytest.approx(float(np.percentile(measured, 50)))
+    # a Rate_max probe's STEP rule reads the measured windows too, not the warm-up's
+    probed, _ = probe_windows(Store(out), row)
+    assert probed is not None and [w[3] for w in probed] == measured
     alone = run_rsp(
         rsp_exe, "oracle", "check", "-s", tmp_path / "stream.parquet", "-q", tmp_path / "q1.rspql",
         "--answers", run_dir, check=False,
@@ -1063,6 +1070,41 @@ def test_a_warm_up_is_pushed_first_measured_apart_and_judged_with_the_stream(
     proc = run_rsp(rsp_exe, "matrix", "plan", spec_path, check=False)
     assert proc.returncode == 2, proc.stderr
     assert f"{spec_path}:7" in proc.stderr and "feeding.warmup" in proc.stderr, proc.stderr
+
+
+FIXED_SPEC = """
+[[engines]]
+name = "toy-py"
+[[queries]]
+files = ["q1.rspql"]
+[feeding]
+modes = ["fixed"]
+limit = 150
+"""
+
+
+def test_a_fixed_n_cell_is_judged_against_the_triples_it_was_given(
+    toy: None, rsp_exe: list[str], tmp_path: Path
+) -> None:
+    """The fixed-N mode pushes the stream's first N triples (Ren et al.'s t = T/N for eager
+    engines). Its output was judged against the whole stream: every window after the N-th
+    triple was expected and missing, so a correct engine was called wrong. It is judged
+    against those N triples now; the whole stream still says incorrect (``rsp oracle check``:
+    the witness that the two differ)."""
+    write_inputs(tmp_path)
+    spec_path = write_spec(tmp_path, FIXED_SPEC)
+    out = tmp_path / "out"
+    (row,) = run_matrix(load_spec(spec_path), spec_path, out).rows
+    assert (row["feeding"], row["triples_pushed"]) == ("fixed", 150), row
+    assert (row["state"], row["verdict"]) == ("ok", "correct"), row
+    run_dir = out / row["run_dir"]
+    whole = run_rsp(
+        rsp_exe, "oracle", "check", "-s", tmp_path / "stream.parquet", "-q", tmp_path / "q1.rspql",
+        "--answers", run_dir, check=False,
+    )  # fmt: skip
+    assert whole.returncode == 1, whole.stdout + whole.stderr
+    given = pq.read_table(next((out / "inputs").glob("*[[]:150[]].parquet")))
+    assert given.num_rows == 150
 
 
 MISMATCH_SPEC = """

@@ -21,6 +21,7 @@ from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import RspError
 from rsp_sdk.matrix.coverage import classify_run
+from rsp_sdk.matrix.given import fixed_limit, judged_stream
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.interrupt import interrupted
 from rsp_sdk.matrix.judge import judge_output, needs_judging
@@ -28,7 +29,6 @@ from rsp_sdk.matrix.metrics import run_metrics
 from rsp_sdk.matrix.oracle_cache import OracleCache
 from rsp_sdk.matrix.plan import Cell, CellState
 from rsp_sdk.matrix.store import Store
-from rsp_sdk.matrix.warmup import judged_stream
 from rsp_sdk.model.profile import Profile
 from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.run.feeder import FeederConfig
@@ -206,7 +206,8 @@ def run_cell(
     )
     row.update(run_metrics(run_dir))
     if state is CellState.OK and needs_judging(cell):
-        row.update(judge_output(cell, spec, adapter, judged_stream(stream), run_dir, oracle))
+        given = judged_stream(stream, fixed_limit(cell.feeder))
+        row.update(judge_output(cell, spec, adapter, given, run_dir, oracle))
     row["wall_s"] = time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
     store.finish(cell.key, row)
@@ -242,7 +243,7 @@ def judge_cell(
     if needs_judging(cell):
         assert cell.query_spec is not None
         spec = QuerySpec.model_validate(cell.query_spec)
-        stream = judged_stream(streams[cell.stream])
+        stream = judged_stream(streams[cell.stream], fixed_limit(cell.feeder))
         row.update(judge_output(cell, spec, _adapter(cell), stream, run_dir, oracle))
     row["wall_s"] = float(row.get("wall_s") or 0.0) + time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value

@@ -92,11 +92,27 @@ def window_latencies(run_dir: Path) -> list[tuple[str, int, float, float]]:
     return sorted(out, key=lambda w: (w[0], w[2], w[1]))
 
 
+def measured_windows(run_dir: Path) -> list[tuple[str, int, float, float]]:
+    """``window_latencies`` without the windows that close within a warm-up
+    (``rsp_sdk.matrix.warmup``): those measure the engine still warming up, not the stream —
+    for the latency columns and for a Rate_max probe's STEP rule alike."""
+    return without_warmup(run_dir, window_latencies(run_dir))
+
+
+def without_warmup(
+    run_dir: Path, windows: list[tuple[str, int, float, float]]
+) -> list[tuple[str, int, float, float]]:
+    """``windows`` (``window_latencies``) but the warm-up's: those closing at or before the
+    measured stream's first triple hold warm-up data only — also one closing after the
+    warm-up's last triple, which the stream's first push closes."""
+    start = _measured_start(run_dir)
+    return [w for w in windows if start is None or w[2] > start]
+
+
 def latency_metrics(run_dir: Path) -> dict[str, float | None]:
-    """Latency against window close over the windows of the measured stream: one that closes
-    within a warm-up (``rsp_sdk.matrix.warmup``) measures the engine still warming up."""
-    warm_end = _warmup_end(run_dir)
-    lat = [w[3] for w in window_latencies(run_dir) if warm_end is None or w[2] > warm_end]
+    """Latency against window close over the windows of the measured stream
+    (``measured_windows``)."""
+    lat = [w[3] for w in measured_windows(run_dir)]
     if not lat:
         return {"latency_ms_p50": None, "latency_ms_p95": None, "latency_ms_max": None}
     arr = np.asarray(lat)
@@ -107,14 +123,16 @@ def latency_metrics(run_dir: Path) -> dict[str, float | None]:
     }
 
 
-def _warmup_end(run_dir: Path) -> float | None:
-    """The last application time of the warm-up's pushes (None: no warm-up)."""
+def _measured_start(run_dir: Path) -> float | None:
+    """The first application time of the measured stream's pushes (None: no warm-up)."""
     pushed = read_table(run_dir, "pushed")
     if pushed.num_rows == 0 or "phase" not in pushed.column_names:
         return None
-    warm = pushed.filter(pc.equal(pushed.column("phase"), "warmup"))
-    end = pc.max(warm.column("t_app_max_ms")).as_py() if warm.num_rows else None
-    return None if end is None else float(end)
+    if not pc.any(pc.equal(pushed.column("phase"), "warmup")).as_py():
+        return None
+    measured = pushed.filter(pc.equal(pushed.column("phase"), "measure"))
+    start = pc.min(measured.column("t_app_min_ms")).as_py() if measured.num_rows else None
+    return None if start is None else float(start)
 
 
 def final_result_metrics(run_dir: Path) -> dict[str, float | None]:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from rsp_sdk.matrix.engines import EngineInfo
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.judge import needs_judging
-from rsp_sdk.matrix.metrics import window_latencies
+from rsp_sdk.matrix.metrics import window_latencies, without_warmup
 from rsp_sdk.matrix.obslatency import relation_lags
 from rsp_sdk.matrix.plan import Cell, CellState, Query, Slot, cells_for
 from rsp_sdk.matrix.select import select
@@ -40,7 +40,7 @@ from rsp_sdk.model.query import QuerySpec
 from rsp_sdk.util.atomic import atomic_path
 
 RESULT_FILE = "ratesearch.json"
-# what a probe's window latency counts from (``_windows``)
+# what a probe's window latency counts from (``probe_windows``)
 CLOSING = "after closing"
 NEWEST = "after the newest observation it names was sent"
 
@@ -133,14 +133,14 @@ def sustained(
 ) -> Probe:
     """Did this probe's cell keep up (rate reached, every window in its STEP, correct)?
 
-    ``windows`` are the cell's answered windows (``metrics.window_latencies``); the first
+    ``windows`` are the cell's answered windows (``probe_windows``); the first
     ``warmup`` of each query are left out of the STEP rule and listed in the probe. Without
     them (no run directory) the row's ``latency_ms_max`` over every window decides. ``judged``:
     the spec asks for a verdict, and then only a correct one sustains — a probe the oracle
     could not judge shows nothing about correctness. A probe without a single answered window
     never sustains either: nothing shows the engine kept up (CQELS fed at a rate answered
     nothing, and such probes made the feeder's ceiling its Rate_max). ``after`` says what a
-    window's latency is measured from (``_windows``: its close, or the newest observation it
+    window's latency is measured from (``probe_windows``: its close, or the newest observation it
     names for an engine that reports no application time)."""
     key = row.get("key")
     if row.get("state") != "ok":
@@ -181,7 +181,7 @@ def _after_warmup(
     windows: list[tuple[str, int, float, float]], warmup: int
 ) -> tuple[float | None, list[Window]]:
     """(largest latency after the first ``warmup`` windows of each query, the windows left out);
-    ``windows`` in report order per query, as ``window_latencies`` gives them."""
+    ``windows`` in report order per query, as ``probe_windows`` gives them."""
     seen: dict[str, int] = {}
     skipped: list[Window] = []
     kept: list[float] = []
@@ -345,7 +345,7 @@ class _Prober:
         if cell.state is not CellState.PLANNED:
             return Probe(rate=rate, sustained=False, why=cell.reason or cell.state.value)
         row = self.store.done(cell.key) or self.run_one(cell)
-        windows, after = _windows(self.store, row)
+        windows, after = probe_windows(self.store, row)
         return sustained(
             row,
             rate,
@@ -358,12 +358,14 @@ class _Prober:
         )
 
 
-def _windows(
+def probe_windows(
     store: Store, row: dict[str, Any]
 ) -> tuple[list[tuple[str, int, float, float]] | None, str]:
     """The probe cell's answered windows, read back from its run directory (None without one),
-    and what their latency counts from. Relations without application time (CQELS, C-SPARQL
-    0.9: wall-clock windows) count from the newest observation they name
+    and what their latency counts from. Windows closing within a spec's warm-up are not the
+    rate's (``metrics.measured_windows``); relations naming only warm-up observations have no
+    lag (``obslatency.sent_at`` maps the measured stream only). Relations without application
+    time (CQELS, C-SPARQL 0.9: wall-clock windows) count from the newest observation they name
     (``obslatency.relation_lags``): an engine answering no window would otherwise never
     sustain a rate, and Ren et al. define Rate_max for C-SPARQL, time-driven on its wall
     clock."""
@@ -371,8 +373,8 @@ def _windows(
     if not run_dir or not (store.root / run_dir / "pushed.parquet").exists():
         return None, CLOSING
     found = window_latencies(store.root / run_dir)
-    if found:
-        return found, CLOSING
+    if found:  # an engine with application-time windows: only the measured ones count
+        return without_warmup(store.root / run_dir, found), CLOSING
     lags = relation_lags(store.root / run_dir)
     return (lags, NEWEST) if lags else (found, CLOSING)
 

@@ -7,7 +7,7 @@ changes, and why:
 * the run pushes it first, at ``warmup_rate`` (or its own pace), recorded as the ``warmup``
   phase of ``pushed.parquet``; the feeding numbers count the measured phase only;
 * the engine saw the warm-up *and* the stream, so that is what its output is judged against:
-  the oracle gets their concatenation (``judged_stream``). Judging against the stream alone
+  the oracle gets their concatenation (``rsp_sdk.matrix.given``). Judging against the stream alone
   would call every answer over warm-up data wrong;
 * the window latencies leave out the windows that close within the warm-up
   (``rsp_sdk.matrix.metrics``);
@@ -22,7 +22,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -30,8 +29,7 @@ from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.errors import InputError
 from rsp_sdk.matrix.inputs import PreparedStream, expand
 from rsp_sdk.matrix.spec import MatrixSpec, key_line
-from rsp_sdk.model.stream import StreamMeta
-from rsp_sdk.streams.io import read_stream, write_stream
+from rsp_sdk.streams.io import read_stream
 from rsp_sdk.util.atomic import atomic_path
 
 
@@ -85,19 +83,3 @@ def _check_before(
             line=where[1],
             expected="a warm-up that ends, in application time, before every stream starts",
         )
-
-
-def judged_stream(stream: PreparedStream) -> PreparedStream:
-    """What the engine was given: the warm-up then the stream, one file (content-addressed by
-    both inputs, built once) that the oracle judges the output against."""
-    if stream.warmup is None:
-        return stream
-    both = stream.path.parent / f"{stream.warmup_sha256}+{stream.sha256}.parquet"
-    if not both.exists():
-        tables = [read_stream(stream.warmup), read_stream(stream.path)]
-        meta = StreamMeta(
-            producer="rsp matrix: warm-up then stream",
-            parameters={"warmup_sha256": stream.warmup_sha256, "stream_sha256": stream.sha256},
-        )
-        write_stream(pa.concat_tables(tables), both, meta)  # atomic: never half-written
-    return stream.model_copy(update={"path": both, "sha256": sha256_of(both), "warmup": None})
