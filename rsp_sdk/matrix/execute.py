@@ -21,7 +21,7 @@ from rsp_sdk.engine.registry import get_adapter
 from rsp_sdk.engine.session import Timeouts
 from rsp_sdk.errors import RspError
 from rsp_sdk.matrix.coverage import classify_run
-from rsp_sdk.matrix.given import fixed_limit, judged_stream
+from rsp_sdk.matrix.given import judged_stream
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.matrix.interrupt import interrupted
 from rsp_sdk.matrix.judge import judge_output, needs_judging
@@ -166,6 +166,7 @@ def run_cell(
     assert cell.query_spec is not None and cell.feeder is not None
     spec = QuerySpec.model_validate(cell.query_spec)
     adapter = _adapter(cell)
+    feeder = FeederConfig.model_validate(cell.feeder)
     run_dir = store.cell_dir(cell.key)
     try:
         summary = run(
@@ -176,7 +177,7 @@ def run_cell(
                 stream=stream.path,
                 warmup=stream.warmup,
                 output=run_dir,
-                feeder=FeederConfig.model_validate(cell.feeder),
+                feeder=feeder,
                 engine_config=_expanded(cell.engine_config),
                 drain_quiet_s=cell.drain_quiet_s,
                 drain_max_s=cell.drain_max_s,
@@ -206,7 +207,7 @@ def run_cell(
     )
     row.update(run_metrics(run_dir))
     if state is CellState.OK and needs_judging(cell):
-        given = judged_stream(stream, fixed_limit(cell.feeder))
+        given = judged_stream(stream, feeder)
         row.update(judge_output(cell, spec, adapter, given, run_dir, oracle))
     row["wall_s"] = time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value
@@ -243,7 +244,8 @@ def judge_cell(
     if needs_judging(cell):
         assert cell.query_spec is not None
         spec = QuerySpec.model_validate(cell.query_spec)
-        stream = judged_stream(streams[cell.stream], fixed_limit(cell.feeder))
+        feeder = FeederConfig.model_validate(cell.feeder) if cell.feeder else None
+        stream = judged_stream(streams[cell.stream], feeder)
         row.update(judge_output(cell, spec, _adapter(cell), stream, run_dir, oracle))
     row["wall_s"] = float(row.get("wall_s") or 0.0) + time.monotonic() - started
     row["outcome"] = classify_run(row["state"], row["verdict"], run_dir).value

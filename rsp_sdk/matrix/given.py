@@ -5,8 +5,8 @@ The oracle must see exactly the triples the engine saw, or a correct engine is c
 * a spec's warm-up (``[feeding] warmup``) is pushed before the stream, so the engine's first
   windows hold warm-up data — the oracle gets the warm-up then the stream;
 * the fixed-N mode (``[feeding] modes = ["fixed"]``, ``limit = N``) pushes the stream's first N
-  triples only (the feeder's ``table.slice(0, N)`` on the file's order) — the oracle gets those
-  N, not the windows of triples the engine never received.
+  triples only (``run.feeder.pushed_part``, which the feeder itself calls) — the oracle gets
+  those N, not the windows of triples the engine never received.
 
 Each such file is content-addressed by its inputs (built once, atomically) and lives beside the
 stream in ``inputs/``; a cell given the plain stream is judged against the stream file itself.
@@ -14,28 +14,19 @@ stream in ``inputs/``; a cell given the plain stream is judged against the strea
 
 from __future__ import annotations
 
-from typing import Any
-
 import pyarrow as pa
 
 from rsp_sdk.engine.provision import sha256_of
 from rsp_sdk.matrix.inputs import PreparedStream
 from rsp_sdk.model.stream import StreamMeta
-from rsp_sdk.run.pacing import PacingMode
+from rsp_sdk.run.feeder import FeederConfig, pushed_part
 from rsp_sdk.streams.io import read_stream, write_stream
 
 
-def fixed_limit(feeder: dict[str, Any] | None) -> int | None:
-    """The number of triples a cell's feeder pushes of its stream, None for all of them."""
-    if not feeder or feeder.get("mode") != PacingMode.AFAP.value:
-        return None
-    limit = feeder.get("limit")
-    return int(limit) if limit is not None else None
-
-
-def judged_stream(stream: PreparedStream, limit: int | None = None) -> PreparedStream:
-    """What the engine was given — the warm-up, then the stream's first ``limit`` triples (all
-    when None) — as a stream the oracle judges the output against."""
+def judged_stream(stream: PreparedStream, feeder: FeederConfig | None) -> PreparedStream:
+    """What the engine was given — the warm-up, then the part of the stream ``feeder`` pushes
+    (``run.feeder.pushed_part``) — as a stream the oracle judges the output against."""
+    limit = feeder.pushed_limit() if feeder is not None else None
     if stream.warmup is None and limit is None:
         return stream
     parts = [stream.warmup_sha256] if stream.warmup_sha256 is not None else []
@@ -43,10 +34,9 @@ def judged_stream(stream: PreparedStream, limit: int | None = None) -> PreparedS
     given = stream.path.parent / f"{'+'.join(parts)}.parquet"
     if not given.exists():
         measured = read_stream(stream.path)
-        if limit is not None:
-            measured = measured.slice(0, limit)
+        if feeder is not None:
+            measured = pushed_part(measured, feeder)
         warm = [read_stream(stream.warmup)] if stream.warmup is not None else []
-        tables = [*warm, measured]
         meta = StreamMeta(
             producer="rsp matrix: what the engine was given",
             parameters={
@@ -55,5 +45,5 @@ def judged_stream(stream: PreparedStream, limit: int | None = None) -> PreparedS
                 "limit": limit,
             },
         )
-        write_stream(pa.concat_tables(tables), given, meta)  # atomic: never half-written
+        write_stream(pa.concat_tables([*warm, measured]), given, meta)  # atomic
     return stream.model_copy(update={"path": given, "sha256": sha256_of(given), "warmup": None})

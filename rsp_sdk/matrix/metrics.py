@@ -93,9 +93,9 @@ def window_latencies(run_dir: Path) -> list[tuple[str, int, float, float]]:
 
 
 def measured_windows(run_dir: Path) -> list[tuple[str, int, float, float]]:
-    """``window_latencies`` without the windows that close within a warm-up
-    (``rsp_sdk.matrix.warmup``): those measure the engine still warming up, not the stream —
-    for the latency columns and for a Rate_max probe's STEP rule alike."""
+    """``window_latencies`` without a warm-up's windows (``without_warmup``): those measure the
+    engine still warming up, not the stream — for the latency columns and for a Rate_max
+    probe's STEP rule alike."""
     return without_warmup(run_dir, window_latencies(run_dir))
 
 

@@ -7,10 +7,10 @@ changes, and why:
 * the run pushes it first, at ``warmup_rate`` (or its own pace), recorded as the ``warmup``
   phase of ``pushed.parquet``; the feeding numbers count the measured phase only;
 * the engine saw the warm-up *and* the stream, so that is what its output is judged against:
-  the oracle gets their concatenation (``rsp_sdk.matrix.given``). Judging against the stream alone
-  would call every answer over warm-up data wrong;
-* the window latencies leave out the windows that close within the warm-up
-  (``rsp_sdk.matrix.metrics``);
+  the oracle gets their concatenation (``rsp_sdk.matrix.given``). Judging against the stream
+  alone would call every answer over warm-up data wrong;
+* the window latencies and a Rate_max probe's STEP rule leave out the warm-up's windows, those
+  closing at or before the stream's first triple (``rsp_sdk.matrix.metrics.without_warmup``);
 * a cell's key holds the warm-up's sha256: another warm-up is another measurement.
 
 The warm-up must end, in application time, before the stream starts (the feeder's rule); the

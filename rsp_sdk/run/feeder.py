@@ -68,6 +68,10 @@ class FeederConfig(BaseModel):
             raise ValueError("afap pushes as fast as possible: it takes no rate or time scale")
         return self
 
+    def pushed_limit(self) -> int | None:
+        """How many of the stream's triples a run pushes (None: all): ``limit``, afap only."""
+        return self.limit if self.mode is PacingMode.AFAP else None
+
     def span_ms(self) -> float:
         if self.max_batch_span_ms is not None:
             return self.max_batch_span_ms
@@ -224,15 +228,23 @@ def _span(table: pa.Table) -> int:
     return int(pc.max(t).as_py()) - int(pc.min(t).as_py())
 
 
+def pushed_part(table: pa.Table, cfg: FeederConfig) -> pa.Table:
+    """The part of ``table`` a run pushes: its first ``limit`` triples in the fixed-N mode, all
+    of it otherwise — also what the matrix judges such a run against (``rsp_sdk.matrix.given``)."""
+    limit = cfg.pushed_limit()
+    if limit is None:
+        return table
+    if limit > table.num_rows:
+        raise InputError(
+            f"--limit {limit} exceeds the stream's {table.num_rows} triples",
+            expected=f"a limit ≤ {table.num_rows}",
+        )
+    return table.slice(0, limit)
+
+
 def plan(table: pa.Table, cfg: FeederConfig, *, warmup: pa.Table | None = None) -> Plan:
     """The whole feeding schedule, packed: warm-up batches first, then the measured ones."""
-    if cfg.mode is PacingMode.AFAP and cfg.limit is not None:
-        if cfg.limit > table.num_rows:
-            raise InputError(
-                f"--limit {cfg.limit} exceeds the stream's {table.num_rows} triples",
-                expected=f"a limit ≤ {table.num_rows}",
-            )
-        table = table.slice(0, cfg.limit)
+    table = pushed_part(table, cfg)
     if table.num_rows == 0:
         raise InputError("the stream has no triples to push")
     batches: list[PlannedBatch] = []
